@@ -1,0 +1,1 @@
+"""Cardboard's rules engine: pure, stateless, standard library only."""

@@ -1,0 +1,252 @@
+"""The interface every game implements, its errors and its results.
+
+A game is a stateless object (one instance per game id, see
+:mod:`engine.registry`). Its states are immutable frozen dataclasses: applying
+a move returns a new state and never changes the old one. Moves are strings in
+the game's notation (``docs/notation.md``).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+JSON = Any
+"""A value made of dicts, lists, str, int, float, bool and None only."""
+
+
+class MoveError(ValueError):
+    """Base of the two move errors. Its message is meant for a player to read."""
+
+
+class MalformedMove(MoveError):
+    """The text is not a move in the game's notation (``"z9"``, ``"hello"``)."""
+
+
+class IllegalMove(MoveError):
+    """The move is well formed but not legal now, e.g. "the 4♥ at b4 cannot
+    pass the face-down card at c4"."""
+
+
+class OptionError(ValueError):
+    """A room option is unknown or has a bad value. The message names it."""
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One line of a score breakdown: ``label`` (what is counted), ``detail``
+    (how, in words, e.g. ``"3 courts × +10"``) and ``points`` (signed)."""
+
+    label: str
+    detail: str
+    points: int
+
+
+@dataclass(frozen=True)
+class SideScore:
+    """A side's score for one deal: its seats, total points and the lines that
+    add up to it (``sum(l.points for l in lines) == points``)."""
+
+    side: str
+    seats: tuple[str, ...]
+    points: int
+    lines: tuple[ScoreLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a deal, as data (convention 5).
+
+    ``winners`` are the winning sides (empty for a draw); ``scores`` holds one
+    :class:`SideScore` per side, in the game's side order; ``reason`` says in
+    words why the deal ended ("Black is stuck").
+    """
+
+    winners: tuple[str, ...]
+    scores: tuple[SideScore, ...]
+    reason: str
+
+    def points(self, side: str) -> int:
+        """The points of ``side`` in this deal. Raises ``KeyError`` if unknown."""
+        for s in self.scores:
+            if s.side == side:
+                return s.points
+        raise KeyError(side)
+
+    def to_json(self) -> JSON:
+        """A JSON-safe dict of the outcome, breakdown included."""
+        return {
+            "winners": list(self.winners),
+            "reason": self.reason,
+            "scores": [
+                {
+                    "side": s.side,
+                    "seats": list(s.seats),
+                    "points": s.points,
+                    "lines": [
+                        {"label": ln.label, "detail": ln.detail, "points": ln.points}
+                        for ln in s.lines
+                    ],
+                }
+                for s in self.scores
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Option:
+    """A room option a game accepts: its name, a description for people, its
+    default, and the check that turns a raw JSON value into a valid one."""
+
+    name: str
+    description: str
+    default: Any
+    kind: str = "int"  # "int" or "choice"
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[Any, ...] = ()
+    even: bool = False
+
+    def check(self, value: Any) -> Any:
+        """The value if valid. Raises :class:`OptionError` naming the option."""
+        if self.kind == "choice":
+            if value not in self.choices:
+                allowed = ", ".join(map(str, self.choices))
+                raise OptionError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise OptionError(f"option {self.name!r} must be a whole number, not {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"option {self.name!r} must be at least {self.minimum}, not {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {self.name!r} must be at most {self.maximum}, not {value}")
+        if self.even and value % 2:
+            raise OptionError(f"option {self.name!r} must be an even number, not {value}")
+        return value
+
+
+SEED_OPTION = Option(
+    "seed",
+    "An integer from 0 to 2^63-1 that fixes every deal of the match (random if absent).",
+    None,
+    minimum=0,
+    maximum=2**63 - 1,
+)
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is called and the options it takes (besides ``seed``)."""
+
+    id: str
+    title: str
+    options: tuple[Option, ...] = field(default=())
+
+
+class Game(ABC, Generic[S]):
+    """The rules of one game. Stateless: every method is a pure function of
+    its arguments.
+
+    ``options`` everywhere is a complete, checked mapping as returned by
+    :meth:`check_options` (seed excluded).
+    """
+
+    info: GameInfo
+
+    # ---- options, seats and sides -------------------------------------------------
+    def check_options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The game's options with defaults filled in, ``seed`` left out.
+
+        Raises :class:`OptionError` for an unknown option or a bad value.
+        """
+        known = {o.name: o for o in self.info.options}
+        out = {o.name: o.default for o in self.info.options}
+        for name, value in raw.items():
+            if name == "seed":
+                continue
+            if name not in known:
+                raise OptionError(f"unknown option {name!r} for {self.info.id}")
+            out[name] = known[name].check(value)
+        return out
+
+    @abstractmethod
+    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The seats at the table, in turn order (e.g. ``("N", "E", "S", "W")``)."""
+
+    def sides(self, options: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The sides that score, each ``(name, seats)``. By default each seat is
+        its own side, named after it."""
+        return tuple((s, (s,)) for s in self.seats(options))
+
+    # ---- the match ----------------------------------------------------------------
+    def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
+        """The seat that starts deal ``deal_index`` (0-based) of a match: for
+        most games the first to move, for Stucco the dealer. By default the
+        first seat opens deal 0 and the role rotates in seat order."""
+        seats = self.seats(options)
+        return seats[deal_index % len(seats)]
+
+    def match_over(self, options: Mapping[str, Any], outcomes: tuple[Outcome, ...]) -> bool:
+        """True once the finished deals ``outcomes`` complete a match. Default:
+        one deal."""
+        return len(outcomes) >= 1
+
+    # ---- a deal ---------------------------------------------------------------------
+    @abstractmethod
+    def deal(self, seed: int, options: Mapping[str, Any], starter: str) -> S:
+        """The opening state of a deal from ``seed`` (0 … 2⁶³−1), with
+        ``starter`` in the role given by :meth:`starter`."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> tuple[str, ...]:
+        """The seats whose action is awaited; empty once the deal is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: S, seat: str) -> tuple[str, ...]:
+        """Every legal move of ``seat`` in notation; empty when it is not awaited."""
+
+    @abstractmethod
+    def apply(self, state: S, seat: str, move: str) -> S:
+        """The state after ``seat`` plays ``move``.
+
+        Raises :class:`MalformedMove` if ``move`` is not in the notation, and
+        :class:`IllegalMove` if it is well formed but not legal for ``seat``
+        now (including when ``seat`` is not awaited).
+        """
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The result once the deal is over, else ``None``."""
+
+    # ---- what people see ----------------------------------------------------------
+    @abstractmethod
+    def view(self, state: S, seat: str | None) -> JSON:
+        """Everything ``seat`` may know of the state, JSON-safe; ``None`` is a
+        spectator. The only way hidden information leaves the engine."""
+
+    def describe(self, state: S, seat: str, move: str) -> str:
+        """A sentence for people about ``move`` played by ``seat`` on
+        ``state`` (before it is applied). Default: the move itself."""
+        return move
+
+    # ---- text -----------------------------------------------------------------------
+    @abstractmethod
+    def to_text(self, state: S) -> str:
+        """The position as text (``docs/notation.md``); ``from_text`` reverses it."""
+
+    @abstractmethod
+    def from_text(self, text: str) -> S:
+        """The state a position text describes. Raises ``ValueError`` if it is not
+        a valid position text."""
+
+    # ---- for computer players -------------------------------------------------------
+    def determinize(self, state: S, seat: str, rng: random.Random) -> S:
+        """A state that ``seat`` cannot tell apart from ``state``: hidden cards
+        re-dealt at random consistently with what ``seat`` has seen. Games with
+        no hidden information return ``state`` itself."""
+        return state
