@@ -1,0 +1,26 @@
+# Cardboard: a self-hosted server for cardboard games.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /srv/cardboard
+
+RUN groupadd --gid 10001 cardboard && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin cardboard
+
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY app ./app
+COPY templates ./templates
+COPY static ./static
+RUN pip install --no-cache-dir -e .
+
+USER 10001:10001
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
+
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers"]

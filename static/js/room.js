@@ -1,0 +1,347 @@
+// The room client: one websocket, automatic reconnect with backoff, seat
+// management, banner, scoreboard and log. The board itself is drawn by the
+// game's renderer module (static/js/games/<game>.js), which knows no rules: it
+// draws the view it is sent, highlights the legal moves and reports clicks.
+
+const root = document.getElementById("room");
+const ROOM = root.dataset.room;
+const GAME = root.dataset.game;
+const TOKEN_KEY = `cardboard.token.${ROOM}`;
+const NAME_KEY = "cardboard.name";
+
+const $ = (sel) => root.querySelector(sel);
+const els = {
+  conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
+  actions: $("#actions"), result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
+  name: $("#name"), log: $("#log"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
+};
+
+let renderer = null;
+let state = null;       // the last state frame
+let prev = null;        // the one before
+let ws = null;
+let attempt = 0;
+let reconnectTimer = null;
+let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
+let pendingSend = [];
+
+// ---------------------------------------------------------------- helpers
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+export function toast(message, kind = "info") {
+  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  els.toasts.append(t);
+  setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
+}
+
+function seatInfo(seat) { return state.view.seats.find((s) => s.seat === seat); }
+function seatLabel(seat) { return renderer && renderer.seatLabel ? renderer.seatLabel(seat, state) : seat; }
+function who(seat) {
+  const s = seatInfo(seat);
+  const label = seatLabel(seat);
+  if (state.you === seat) return `You (${label})`;
+  return s && s.name ? `${s.name} (${label})` : label;
+}
+function sideName(side) {
+  const s = state.view.sides.find((x) => x.side === side);
+  if (renderer && renderer.sideLabel) return renderer.sideLabel(side, state);
+  if (s && s.seats.length === 1) return seatLabel(s.seats[0]);
+  return side;
+}
+
+// ---------------------------------------------------------------- connection
+function setConn(kind, text) { els.conn.dataset.state = kind; els.conn.textContent = text; }
+
+function connect() {
+  clearTimeout(reconnectTimer);
+  if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  setConn("connecting", attempt ? "Reconnecting…" : "Connecting…");
+  const sock = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(ROOM)}`);
+  ws = sock;
+  sock.onopen = () => {
+    attempt = 0;
+    setConn("open", "Connected");
+    const token = localStorage.getItem(TOKEN_KEY);
+    if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
+    for (const f of pendingSend.splice(0)) sock.send(JSON.stringify(f));
+  };
+  sock.onmessage = (ev) => {
+    let frame;
+    try { frame = JSON.parse(ev.data); } catch { return; }
+    onFrame(frame);
+  };
+  sock.onclose = (ev) => {
+    if (ws !== sock) return;
+    ws = null;
+    if (ev.code === 4404) { setConn("closed", "This room no longer exists"); return; }
+    scheduleReconnect();
+  };
+  sock.onerror = () => { /* onclose follows */ };
+}
+
+function scheduleReconnect() {
+  attempt += 1;
+  const delay = Math.min(10000, 500 * 2 ** Math.min(attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+  const secs = Math.max(1, Math.round(delay / 1000));
+  setConn("closed", `Offline, retrying in ${secs}s`);
+  clearTimeout(reconnectTimer);
+  reconnectTimer = setTimeout(connect, delay);
+}
+
+// Come back at once when the tab wakes up or the network returns.
+document.addEventListener("visibilitychange", () => { if (!document.hidden && !ws) connect(); });
+window.addEventListener("online", () => { if (!ws) connect(); });
+window.addEventListener("pageshow", () => { if (!ws) connect(); });
+
+function send(frame) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+  else { toast("Not connected: reconnecting…", "error"); connect(); }
+}
+
+export function play(move) {
+  if (!state) return;
+  send({ type: "move", move, version: state.version });
+}
+
+// ---------------------------------------------------------------- frames
+function onFrame(f) {
+  if (f.type === "state") {
+    prev = state;
+    state = f;
+    render();
+  } else if (f.type === "joined") {
+    localStorage.setItem(TOKEN_KEY, f.token);
+    replaced = false;
+  } else if (f.type === "error") {
+    onError(f);
+  }
+}
+
+function onError(f) {
+  switch (f.code) {
+    case "replaced":
+      replaced = true;
+      toast("Your seat was opened in another tab or device. This tab now watches.", "error");
+      break;
+    case "bad_token":
+      localStorage.removeItem(TOKEN_KEY);
+      break;
+    case "no_such_room":
+      setConn("closed", "This room does not exist");
+      break;
+    case "stale_version":
+      toast("The position changed before your move arrived. Here it is.", "error");
+      break;
+    default:
+      toast(f.message || f.code, "error");
+  }
+}
+
+// ---------------------------------------------------------------- rendering
+function render() {
+  if (!renderer) return;
+  renderBanner();
+  renderer.render(els.board, state, { play, prev, extra: els.extra });
+  renderActions();
+  renderResult();
+  renderSeats();
+  renderLog();
+  renderScores();
+  root.dataset.phase = state.phase;
+  root.dataset.version = state.version;
+}
+
+function renderBanner() {
+  const b = els.banner;
+  b.className = "banner";
+  b.replaceChildren();
+  const v = state.view;
+  const mine = state.legal_moves.length > 0;
+  let text = "", sub = "";
+  if (state.phase === "waiting") {
+    const taken = v.seats.filter((s) => s.name).length;
+    text = `Waiting for players: ${taken} of ${v.seats.length} seats taken.`;
+    sub = state.you ? "Share the link; the deal starts when every seat is taken." : "Type a name and take a free seat, or watch.";
+  } else if (state.phase === "playing") {
+    if (mine) {
+      b.classList.add("your-turn");
+      text = state.to_move.length > 1 ? "Your move (both players choose at once)." : "Your turn.";
+    } else {
+      text = state.to_move.map(who).join(" and ") + (state.to_move.length > 1 ? " to move." : " to move.");
+    }
+    if (renderer.hint) sub = renderer.hint(state) || "";
+  } else if (state.phase === "deal_over") {
+    b.classList.add("over");
+    text = `Deal ${v.deal} is over. ${v.outcome ? v.outcome.reason : ""}`;
+  } else if (state.phase === "match_over") {
+    b.classList.add("over");
+    text = `The match is over. ${matchResultText()}`;
+  }
+  b.append(el("span", { id: "banner-text" }, text));
+  if (sub) b.append(el("span", { class: "sub" }, sub));
+}
+
+function matchResultText() {
+  const w = state.view.match_winners || [];
+  if (!w.length) return "";
+  if (w.length > 1) return "It's a tie.";
+  return `${sideName(w[0])} win${sideName(w[0]).startsWith("You") ? "" : "s"} the match.`;
+}
+
+function renderActions() {
+  const a = els.actions;
+  a.replaceChildren();
+  if (state.legal_moves.includes("pass")) {
+    a.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play("pass") },
+      renderer.passLabel ? renderer.passLabel(state) : "Pass"));
+  }
+}
+
+function outcomeBlock(outcome, title) {
+  const box = el("div", { class: "sides" });
+  for (const s of outcome.scores) {
+    const won = outcome.winners.includes(s.side);
+    const lines = el("ul", { class: "breakdown" });
+    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${ln.points > 0 ? "+" : ""}${ln.points}`));
+    box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
+      el("div", {}, el("strong", {}, sideName(s.side)), won ? " · won the deal" : ""),
+      el("div", { class: "pts" }, String(s.points)),
+      lines));
+  }
+  return el("div", {}, el("h2", {}, title), el("p", {}, outcome.reason), box);
+}
+
+function renderResult() {
+  const r = els.result;
+  r.replaceChildren();
+  r.hidden = true;
+  const v = state.view;
+  if (!v.outcome || !["deal_over", "match_over", "waiting"].includes(state.phase)) return;
+  r.hidden = false;
+  r.append(outcomeBlock(v.outcome, `Deal ${v.deal}`));
+  const actions = el("div", { class: "actions" });
+  if (state.phase === "match_over") {
+    r.append(el("p", { id: "match-result" }, el("strong", {}, matchResultText()), " ",
+      Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${p}`).join(" · ")));
+    if (v.seed !== null && v.seed !== undefined) r.append(el("p", { class: "sub" }, `Match seed: ${v.seed}`));
+    if (state.you) actions.append(el("button", { class: "btn primary", type: "button", id: "rematch-btn",
+      onclick: () => send({ type: "rematch", version: state.version }) }, "Rematch"));
+  } else if (state.phase === "deal_over" && state.you) {
+    actions.append(el("button", { class: "btn primary", type: "button", id: "next-deal-btn",
+      onclick: () => send({ type: "next_deal", version: state.version }) }, "Next deal"));
+  }
+  r.append(actions);
+}
+
+function renderSeats() {
+  const list = els.seats;
+  list.replaceChildren();
+  const canLeave = state.you && state.phase !== "playing";
+  for (const s of state.view.seats) {
+    const row = el("li", { class: "seat-row", "data-seat": s.seat });
+    if (state.to_move.includes(s.seat)) row.classList.add("to-move");
+    if (state.you === s.seat) row.classList.add("you");
+    row.append(el("span", { class: `dot${s.connected ? " on" : ""}`, title: s.connected ? "connected" : "not connected" }));
+    const name = s.name ? (s.kind === "computer" ? `${s.name} (computer)` : s.name) : "free seat";
+    row.append(el("span", { class: "grow" }, el("span", { class: "seat-name" }, name), " ",
+      el("span", { class: "seat-label" }, seatLabel(s.seat))));
+    if (renderer.seatExtra) {
+      const x = renderer.seatExtra(s.seat, state);
+      if (x) row.append(x);
+    }
+    if (!s.name && !state.you) {
+      row.append(el("button", { class: "btn small", type: "button", "data-join": s.seat, onclick: () => join(s.seat) }, "Sit here"));
+    }
+    if (state.you === s.seat && canLeave) {
+      row.append(el("button", { class: "btn small", type: "button", id: "leave-btn",
+        onclick: () => send({ type: "leave" }) }, "Leave"));
+    }
+    list.append(row);
+  }
+  const free = state.view.seats.some((s) => !s.name);
+  els.joinbox.hidden = !!state.you || !free;
+  const reclaim = $("#reclaim");
+  reclaim.hidden = !(replaced && localStorage.getItem(TOKEN_KEY) && !state.you);
+}
+
+function join(seat) {
+  const name = els.name.value.trim();
+  if (!name) { toast("Type your name first.", "error"); els.name.focus(); return; }
+  localStorage.setItem(NAME_KEY, name);
+  send(seat ? { type: "join", seat, name } : { type: "join", name });
+}
+
+function renderLog() {
+  const log = els.log;
+  log.replaceChildren();
+  state.view.log.forEach((m, i) => {
+    log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`), m.text || `${m.seat}: ${m.move}`));
+  });
+  log.scrollTop = log.scrollHeight;
+}
+
+function renderScores() {
+  const v = state.view;
+  const sides = v.sides.map((s) => s.side);
+  const table = el("table");
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, "Deal"), ...sides.map((s) => el("th", {}, sideName(s))))));
+  const body = el("tbody");
+  for (const h of v.history) {
+    body.append(el("tr", {}, el("td", {}, String(h.deal)),
+      ...sides.map((s) => {
+        const sc = h.outcome.scores.find((x) => x.side === s);
+        const td = el("td", { title: sc ? sc.lines.map((l) => `${l.label}: ${l.points}`).join("\n") : "" }, sc ? String(sc.points) : "");
+        return td;
+      })));
+  }
+  table.append(body);
+  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, String(v.totals[s] ?? 0))))));
+  els.scores.replaceChildren(table);
+  const opts = v.options || {};
+  const more = renderer.matchNote ? renderer.matchNote(state) : "";
+  if (more) els.scores.append(el("p", { class: "sub" }, more));
+  else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `Deal ${v.deal} of ${opts.deals}`));
+}
+
+// ---------------------------------------------------------------- page wiring
+els.name.value = localStorage.getItem(NAME_KEY) || "";
+$("#join-any").addEventListener("click", () => join(null));
+els.name.addEventListener("keydown", (e) => { if (e.key === "Enter") $("#join-any").click(); });
+$("#reclaim").addEventListener("click", () => {
+  replaced = false;
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) send({ type: "resume", token });
+});
+els.copy.addEventListener("click", async () => {
+  const url = location.href.split("#")[0];
+  try {
+    if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(url);
+    else {
+      const tmp = el("textarea", { readonly: true, style: "position:fixed;opacity:0" });
+      tmp.value = url; document.body.append(tmp); tmp.select(); document.execCommand("copy"); tmp.remove();
+    }
+    els.copy.textContent = "Link copied!";
+  } catch {
+    els.copy.textContent = "Copy failed: copy the address bar";
+  }
+  setTimeout(() => { els.copy.textContent = "Copy link"; }, 2000);
+});
+
+const MODULES = { "get-stuck-4": "get-stuck" };
+import(`/static/js/games/${MODULES[GAME] || GAME}.js`).then((mod) => {
+  renderer = mod;
+  if (state) render();
+}).catch((e) => {
+  toast(`Could not load the board for ${GAME}: ${e}`, "error");
+});
+connect();

@@ -1,0 +1,45 @@
+"""Helpers shared by browser tests: create rooms, sit players, wait for versions."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+
+def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
+    """Create a room over the HTTP API; return its absolute URL."""
+    req = urllib.request.Request(
+        base + "/api/rooms",
+        data=json.dumps({"game": game, "options": options or {}}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=5) as r:
+        body = json.load(r)
+    return base + body["url"]
+
+
+def version(page: Page) -> int:
+    """The state version the page last drew (-1 before the first state)."""
+    v = page.locator("#room").get_attribute("data-version")
+    return int(v) if v else -1
+
+
+def wait_version(page: Page, at_least: int, timeout: float = 10_000) -> None:
+    """Wait until the page has drawn a state of version ``at_least`` or later."""
+    page.wait_for_function(
+        "v => Number(document.querySelector('#room').dataset.version || -1) >= v",
+        arg=at_least, timeout=timeout,
+    )
+
+
+def sit(page: Page, url: str, name: str, seat: str) -> None:
+    """Open the room, type a name and take ``seat`` by clicking."""
+    page.goto(url)
+    wait_version(page, 0)
+    page.fill("#name", name)
+    page.click(f'button[data-join="{seat}"]')
+    expect(page.locator(f'.seat-row.you[data-seat="{seat}"]')).to_be_visible()

@@ -1,0 +1,152 @@
+"""Get Stuck in real browsers: four players share a room link and play a whole
+deal by clicking highlighted cards; a reload mid-deal keeps the seat."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.helpers import create_room, sit, version, wait_version
+
+SEATS = ("N", "E", "S", "W")
+
+
+def _mover(pages: dict[str, Page]) -> tuple[str, Page] | None:
+    for seat, page in pages.items():
+        if page.locator(".cell.playable, #pass-btn").count():
+            return seat, page
+    return None
+
+
+def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "get-stuck-4", {"seed": 7})
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
+    names = {"N": "Ann", "E": "Ben", "S": "Cat", "W": "Dan"}
+    for seat, page in pages.items():
+        sit(page, url, names[seat], seat)
+    for page in pages.values():
+        expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    pages["N"].screenshot(path=str(artifacts / "get-stuck-4-start.png"))
+
+    rng = random.Random(3)
+    moves = 0
+    reloaded = False
+    while True:
+        v = max(version(p) for p in pages.values())
+        for p in pages.values():
+            wait_version(p, v)
+        if pages["N"].locator("#room").get_attribute("data-phase") != "playing":
+            break
+        found = _mover(pages)
+        assert found, "nobody can act in a deal that is still playing"
+        seat, page = found
+        targets = page.locator(".cell.playable")
+        if targets.count():
+            targets.nth(rng.randrange(targets.count())).click()
+        else:
+            page.click("#pass-btn")
+        moves += 1
+        for p in pages.values():
+            wait_version(p, v + 1)
+        if moves == 12 and not reloaded:
+            # A reload mid-deal puts the player back in the same seat.
+            pages["E"].reload()
+            wait_version(pages["E"], v + 1)
+            expect(pages["E"].locator('.seat-row.you[data-seat="E"]')).to_be_visible()
+            pages["E"].screenshot(path=str(artifacts / "get-stuck-4-after-reload.png"))
+            reloaded = True
+        assert moves < 400
+
+    assert reloaded
+    for page in pages.values():
+        expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
+        expect(page.locator("#result")).to_be_visible()
+    texts = {seat: page.locator("#result .sides").inner_text() for seat, page in pages.items()}
+    assert len(set(texts.values())) == 1, texts
+    totals = {seat: page.locator("#scores tfoot").inner_text() for seat, page in pages.items()}
+    assert len(set(totals.values())) == 1, totals
+    pages["N"].screenshot(path=str(artifacts / "get-stuck-4-deal-over.png"), full_page=True)
+
+    # "Next deal" starts deal 2, opened by East.
+    v = version(pages["S"])
+    pages["S"].click("#next-deal-btn")
+    for p in pages.values():
+        wait_version(p, v + 1)
+        expect(p.locator("#room")).to_have_attribute("data-phase", "playing")
+    assert pages["E"].locator(".cell.playable, #pass-btn").count() > 0
+    for ctx in contexts:
+        ctx.close()
+
+
+def test_two_player_game_on_a_phone(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "get-stuck", {"seed": 11})
+    ctxs = [browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+            for _ in range(2)]
+    red, black = (c.new_page() for c in ctxs)
+    sit(red, url, "Rosa", "red")
+    sit(black, url, "Bram", "black")
+    expect(red.locator("#room")).to_have_attribute("data-phase", "playing")
+    width = red.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    mover = red if red.locator(".cell.playable").count() else black
+    v = version(mover)
+    mover.locator(".cell.playable").first.tap()
+    wait_version(red, v + 1)
+    wait_version(black, v + 1)
+    expect(red.locator(".cell.last-to")).to_have_count(1)
+    red.screenshot(path=str(artifacts / "get-stuck-phone.png"), full_page=True)
+    for c in ctxs:
+        c.close()
+
+
+def test_keyboard_plays_a_move(server: str, browser: Browser) -> None:
+    url = create_room(server, "get-stuck", {"seed": 5})
+    ctxs = [browser.new_context() for _ in range(2)]
+    a, b = (c.new_page() for c in ctxs)
+    sit(a, url, "Ada", "red")
+    sit(b, url, "Bo", "black")
+    mover = a if a.locator(".cell.playable").count() else b
+    v = version(mover)
+    mover.locator(".cell.playable").first.focus()
+    mover.keyboard.press("Enter")
+    wait_version(mover, v + 1)
+    for c in ctxs:
+        c.close()
+
+
+def test_home_page_creates_a_room_and_copies_its_link(server: str, page: Page, artifacts: Path) -> None:
+    page.goto(server + "/")
+    expect(page.locator("h1")).to_contain_text("cardboard games")
+    page.screenshot(path=str(artifacts / "home.png"), full_page=True)
+    page.click('form[data-game="get-stuck-4"] button[data-create="get-stuck-4"]')
+    page.wait_for_url("**/r/*")
+    wait_version(page, 0)
+    expect(page.locator("#banner")).to_contain_text("Waiting for players")
+    page.click("#copy-link")
+    expect(page.locator("#copy-link")).to_have_text("Link copied!")
+
+
+def test_hostile_name_shows_as_text(server: str, browser: Browser) -> None:
+    url = create_room(server, "get-stuck")
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    evil = "<img src=x onerror=alert(1)>"
+    sit(page, url, evil, "red")
+    expect(page.locator('.seat-row[data-seat="red"] .seat-name')).to_have_text(evil)
+    assert page.locator("#seats img").count() == 0
+    assert dialogs == []
+    ctx.close()
+
+
+def test_unknown_room_offers_to_create_one(server: str, page: Page) -> None:
+    resp = page.goto(server + "/r/no-such-room")
+    assert resp is not None and resp.status == 404
+    expect(page.locator("[data-create]").first).to_be_visible()
+    page.locator('[data-create="get-stuck"]').click()
+    page.wait_for_url("**/r/*")
+    wait_version(page, 0)
