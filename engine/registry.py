@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.base import Game
 from engine.getstuck import GetStuck, GetStuckFour
+from engine.stucco import Stucco
 
 GAMES: dict[str, Game] = {}
 
@@ -25,3 +26,4 @@ def get_game(game_id: str) -> Game:
 
 register(GetStuck())
 register(GetStuckFour())
+register(Stucco())
