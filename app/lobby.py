@@ -1,0 +1,80 @@
+"""The lobby: the games on offer, room creation and the idle-room sweep."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.rooms import Room
+from app.settings import Settings
+from app.store import MemoryRoomStore, RoomStore
+from engine.base import SEED_OPTION
+from engine.registry import get_game
+
+
+class LobbyFull(Exception):
+    """No room can be created: the server holds ``max_rooms`` already."""
+
+
+class Lobby:
+    """The server's rooms (``store``) and the games on offer (``settings.games``)."""
+
+    def __init__(self, settings: Settings, store: RoomStore | None = None) -> None:
+        self.settings = settings
+        self.store: RoomStore = store if store is not None else MemoryRoomStore()
+
+    def games(self) -> list[dict[str, Any]]:
+        """The games on offer, as ``GET /api/games`` lists them: ``id``,
+        ``title``, ``seats`` (with default options) and ``options`` (name →
+        description, ``seed`` included)."""
+        return [self.game_info(g) for g in self.settings.games]
+
+    def game_info(self, game_id: str) -> dict[str, Any]:
+        """One game's entry of :meth:`games`. Raises ``KeyError`` if unknown."""
+        game = get_game(game_id)
+        options = {o.name: o.description for o in game.info.options}
+        options[SEED_OPTION.name] = SEED_OPTION.description
+        return {
+            "id": game.info.id,
+            "title": game.info.title,
+            "seats": list(game.seats(game.check_options({}))),
+            "options": options,
+        }
+
+    def offers(self, game_id: str) -> bool:
+        """True if ``game_id`` is on offer here."""
+        return game_id in self.settings.games
+
+    def create_room(self, game_id: str, raw_options: dict[str, Any]) -> Room:
+        """A new room, kept in the store. Raises ``KeyError`` for a game not on
+        offer, ``OptionError`` for a bad option, :class:`LobbyFull` beyond
+        ``max_rooms``."""
+        if not self.offers(game_id):
+            raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
+        if len(self.store) >= self.settings.max_rooms:
+            raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
+                            " try again later")
+        room = Room.create(game_id, raw_options)
+        while self.store.get(room.id) is not None:  # pragma: no cover - 96 random bits
+            room = Room.create(game_id, raw_options)
+        self.store.add(room)
+        return room
+
+    async def sweep(self, now: float | None = None) -> list[str]:
+        """Free every room that has had no connection for ``room_idle_hours``.
+        Returns the ids freed. ``now`` is ``time.monotonic()`` by default."""
+        now = time.monotonic() if now is None else now
+        limit = self.settings.room_idle_seconds
+        freed = []
+        for room_id in self.store.ids():
+            room = self.store.get(room_id)
+            if room is None or room.idle_since is None or now - room.idle_since < limit:
+                continue
+            async with room.lock:
+                if room.connections or room.idle_since is None or now - room.idle_since < limit:
+                    continue
+                room.closed = True
+                self.store.remove(room_id)
+                freed.append(room_id)
+        return freed
+

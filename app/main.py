@@ -1,0 +1,162 @@
+"""The Cardboard web server: pages, the HTTP API and the room websocket.
+
+``app`` is the ASGI app (``uvicorn app.main:app``), built by
+:func:`create_app` from the environment's :class:`app.settings.Settings`.
+Tests call ``create_app`` with their own settings and store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from jinja2 import TemplateNotFound
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.lobby import Lobby, LobbyFull
+from app.settings import Settings, get_settings
+from app.store import RoomStore
+from app.ws import serve
+from engine.base import OptionError
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+
+
+class CreateRoom(BaseModel):
+    """The body of ``POST /api/rooms``."""
+
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class CreatedRoom(BaseModel):
+    """The answer to ``POST /api/rooms``: the room id and its page."""
+
+    room: str
+    url: str
+
+
+def create_app(settings: Settings | None = None, store: RoomStore | None = None) -> FastAPI:
+    """The server for ``settings`` (from the environment by default) keeping
+    rooms in ``store`` (in memory by default)."""
+    settings = settings if settings is not None else get_settings()
+    lobby = Lobby(settings, store)
+    templates = Jinja2Templates(directory=str(TEMPLATES))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(_sweep_forever(lobby))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.state.lobby = lobby
+    app.state.settings = settings
+
+    def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def not_found(request: Request, message: str) -> Response:
+        try:
+            return page(request, "404.html", {"games": lobby.games(), "message": message}, 404)
+        except TemplateNotFound:
+            return HTMLResponse(f"<!doctype html><title>Not found</title><p>{_escape(message)}</p>"
+                                '<p><a href="/">Create a room</a></p>', status_code=404)
+
+    # ---- errors ---------------------------------------------------------------------------
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404 and not request.url.path.startswith("/api/"):
+            return not_found(request, "There is nothing at this address.")
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
+        where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
+        return JSONResponse({"detail": f"{where}: {first['msg']}"}, status_code=422)
+
+    # ---- API ------------------------------------------------------------------------------
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/api/games")
+    async def games() -> list[dict[str, Any]]:
+        return lobby.games()
+
+    @app.post("/api/rooms", status_code=201, response_model=CreatedRoom)
+    async def create_room(body: CreateRoom) -> CreatedRoom | JSONResponse:
+        try:
+            room = lobby.create_room(body.game, body.options)
+        except KeyError as exc:
+            return JSONResponse({"detail": str(exc.args[0])}, status_code=422)
+        except OptionError as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=422)
+        except LobbyFull as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=503)
+        return CreatedRoom(room=room.id, url=f"/r/{room.id}")
+
+    # ---- pages ----------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index(request: Request) -> Response:
+        return page(request, "index.html", {"games": lobby.games()})
+
+    @app.get("/r/{room_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def room_page(request: Request, room_id: str) -> Response:
+        room = lobby.store.get(room_id)
+        if room is None or room.closed:
+            return not_found(request, "There is no such room: it may have been closed after a long"
+                             " idle time. Create a new one below.")
+        return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id)})
+
+    @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def rules_page(request: Request, game_id: str) -> Response:
+        if not lobby.offers(game_id):
+            return not_found(request, "There is no such game here.")
+        try:
+            return page(request, f"rules/{game_id}.html",
+                        {"game": lobby.game_info(game_id), "games": lobby.games()})
+        except TemplateNotFound:
+            return not_found(request, "The rules of this game are not written up yet.")
+
+    app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
+
+    # ---- websocket ------------------------------------------------------------------------
+    @app.websocket("/ws/{room_id}")
+    async def room_socket(websocket: WebSocket, room_id: str) -> None:
+        await serve(websocket, room_id, lobby)
+
+    return app
+
+
+async def _sweep_forever(lobby: Lobby) -> None:
+    """Free idle rooms now and then (every minute, or more often for short
+    idle limits)."""
+    every = max(0.05, min(60.0, lobby.settings.room_idle_seconds / 4))
+    while True:
+        await asyncio.sleep(every)
+        await lobby.sweep()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+app = create_app()

@@ -1,0 +1,360 @@
+"""The frames of the room websocket, as pydantic models (``docs/protocol.md``).
+
+Client frames are read with :func:`read_frame`, which applies the contract's
+checks in order (``too_large``, ``bad_json``, ``bad_frame``, ``unknown_type``,
+``bad_field``) and raises :class:`FrameError` with the first that fails.
+Server frames are built as :class:`StateFrame`, :class:`JoinedFrame` and
+:class:`ErrorFrame` and turned into text with :func:`dump`.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticSerializationError
+
+MAX_FRAME_BYTES = 64 * 1024
+"""The largest client frame accepted, in bytes (UTF-8 for text frames)."""
+
+RATE_FRAMES = 300
+RATE_SECONDS = 10.0
+"""A connection may send at most ``RATE_FRAMES`` frames in any ``RATE_SECONDS``."""
+
+NAME_MAX = 32
+"""The longest player name, in characters, after cleaning."""
+
+ErrorCode = Literal[
+    "rate_limited",
+    "too_large",
+    "bad_json",
+    "bad_frame",
+    "unknown_type",
+    "bad_field",
+    "no_such_room",
+    "bad_seat",
+    "seat_taken",
+    "room_full",
+    "already_seated",
+    "not_seated",
+    "bad_token",
+    "replaced",
+    "not_playing",
+    "not_your_turn",
+    "stale_version",
+    "malformed_move",
+    "illegal_move",
+]
+ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
+"""Every error code, in the order the checks run (``rate_limited`` first)."""
+
+Phase = Literal["waiting", "playing", "deal_over", "match_over"]
+
+
+class FrameError(Exception):
+    """A frame or an action refused with ``code`` and a ``message`` for people."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+
+
+# ---- names ---------------------------------------------------------------------------
+
+_DROP = {"Cc", "Cs", "Zl", "Zp"}
+
+
+def clean_name(raw: str) -> str:
+    """A player name with control characters (and lone surrogates, line and
+    paragraph separators) removed, then trimmed. Raises ``ValueError`` unless
+    1 to :data:`NAME_MAX` characters remain. Markup is left as it is: the name
+    is text, and escaping is the page's job."""
+    name = "".join(ch for ch in raw if unicodedata.category(ch) not in _DROP).strip()
+    if not name:
+        raise ValueError("a name needs at least one visible character")
+    if len(name) > NAME_MAX:
+        raise ValueError(f"a name is at most {NAME_MAX} characters, not {len(name)}")
+    return name
+
+
+# ---- client frames -------------------------------------------------------------------
+
+
+class _ClientFrame(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+Version = Annotated[int, Field(ge=0)]
+
+
+class JoinFrame(_ClientFrame):
+    """Take a seat: ``seat`` names it, or is missing/null for any free seat."""
+
+    type: Literal["join"]
+    name: str
+    seat: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return clean_name(value)
+
+
+class ResumeFrame(_ClientFrame):
+    """Take back the seat that ``token`` was issued for."""
+
+    type: Literal["resume"]
+    token: str
+
+
+class MoveFrame(_ClientFrame):
+    """Play ``move`` (the game's notation), made on the state of ``version``."""
+
+    type: Literal["move"]
+    move: str
+    version: Version
+
+
+class NextDealFrame(_ClientFrame):
+    """Start the next deal; ``version`` is the state it was asked on."""
+
+    type: Literal["next_deal"]
+    version: Version
+
+
+class RematchFrame(_ClientFrame):
+    """Start a new match with the same seats; ``version`` as for next_deal."""
+
+    type: Literal["rematch"]
+    version: Version
+
+
+class LeaveFrame(_ClientFrame):
+    """Give up one's seat (while waiting or between deals)."""
+
+    type: Literal["leave"]
+
+
+class AddBotFrame(_ClientFrame):
+    """Seat a computer player at ``seat``, of an optional ``level``."""
+
+    type: Literal["add_bot"]
+    seat: str
+    level: str | None = None
+
+
+class RemoveBotFrame(_ClientFrame):
+    """Free the computer player's ``seat``."""
+
+    type: Literal["remove_bot"]
+    seat: str
+
+
+ClientFrame = (
+    JoinFrame | ResumeFrame | MoveFrame | NextDealFrame | RematchFrame | LeaveFrame
+    | AddBotFrame | RemoveBotFrame
+)
+
+CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
+    "join": JoinFrame,
+    "resume": ResumeFrame,
+    "move": MoveFrame,
+    "next_deal": NextDealFrame,
+    "rematch": RematchFrame,
+    "leave": LeaveFrame,
+    "add_bot": AddBotFrame,
+    "remove_bot": RemoveBotFrame,
+}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _field_problem(err: ValidationError) -> str:
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "frame"
+    if first["type"] == "missing":
+        return f"the field {field!r} is missing"
+    msg = first["msg"]
+    if first["type"] == "value_error":
+        msg = str(first.get("ctx", {}).get("error", msg))
+    return f"the field {field!r} is wrong: {msg}"
+
+
+def read_frame(text: str | None, data: bytes | None) -> ClientFrame:
+    """The client frame in a websocket message (``text`` for a text frame,
+    ``data`` for a binary one).
+
+    Raises :class:`FrameError`: ``too_large`` over :data:`MAX_FRAME_BYTES`,
+    ``bad_frame`` for any binary frame, ``bad_json`` for text that is not JSON
+    (NaN and Infinity included), ``bad_frame`` for JSON that is not an object,
+    ``bad_field`` for a missing or non-string ``type``, ``unknown_type``, then
+    ``bad_field`` for a missing or mistyped field or a bad name.
+    """
+    if data is not None or text is None:
+        size = len(data or b"")
+        if size > MAX_FRAME_BYTES:
+            raise FrameError("too_large", f"a frame may be at most {MAX_FRAME_BYTES} bytes, not {size}")
+        raise FrameError("bad_frame", "binary frames are not accepted: send each frame as JSON text")
+    if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
+        raise FrameError("too_large", f"a frame may be at most {MAX_FRAME_BYTES} bytes")
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise FrameError("bad_json", f"the frame is not valid JSON ({str(exc)[:80]})") from None
+    if not isinstance(obj, dict):
+        raise FrameError("bad_frame", "a frame must be a JSON object with a 'type'")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise FrameError("bad_field", "the field 'type' is missing or not a string")
+    model = CLIENT_FRAMES.get(kind)
+    if model is None:
+        raise FrameError(
+            "unknown_type",
+            f"unknown frame type {_short(kind)}; expected one of {', '.join(CLIENT_FRAMES)}",
+        )
+    try:
+        return model.model_validate(obj)  # type: ignore[return-value]
+    except ValidationError as exc:
+        raise FrameError("bad_field", _field_problem(exc)) from None
+
+
+# ---- server frames -------------------------------------------------------------------
+
+
+class _ServerModel(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class SeatView(_ServerModel):
+    """One seat at the table: its holder's name (``"computer"`` for a computer
+    player), kind, and whether the holder is connected. All null/false when free."""
+
+    seat: str
+    name: str | None
+    kind: Literal["human", "computer"] | None
+    connected: bool
+
+
+class SideView(_ServerModel):
+    """A scoring side and its seats."""
+
+    side: str
+    seats: list[str]
+
+
+class LogEntry(_ServerModel):
+    """A move of this deal: its seat, the move in notation, and a sentence."""
+
+    seat: str
+    move: str
+    text: str
+
+
+class ScoreLineView(_ServerModel):
+    """One line of a score breakdown (``engine.base.ScoreLine``)."""
+
+    label: str
+    detail: str
+    points: int
+
+
+class SideScoreView(_ServerModel):
+    """A side's score for one deal (``engine.base.SideScore``)."""
+
+    side: str
+    seats: list[str]
+    points: int
+    lines: list[ScoreLineView]
+
+
+class OutcomeView(_ServerModel):
+    """The end of a deal (``engine.base.Outcome.to_json``)."""
+
+    winners: list[str]
+    reason: str
+    scores: list[SideScoreView]
+
+
+class HistoryEntry(_ServerModel):
+    """An ended deal of the match, 1-based."""
+
+    deal: int
+    outcome: OutcomeView
+
+
+class RoomView(_ServerModel):
+    """The ``view`` of a state frame (``/work/notes/frames.md``). ``board`` is
+    the engine's ``view(state, seat)`` for the recipient; ``seed`` stays null
+    until the match is over; ``options`` never holds the seed."""
+
+    title: str
+    seats: list[SeatView]
+    sides: list[SideView]
+    options: dict[str, Any]
+    deal: int
+    log: list[LogEntry]
+    outcome: OutcomeView | None
+    history: list[HistoryEntry]
+    totals: dict[str, int]
+    match_winners: list[str]
+    seed: int | None
+    board: Any
+
+
+class StateFrame(_ServerModel):
+    """The room as one connection sees it."""
+
+    type: Literal["state"] = "state"
+    version: int
+    room: str
+    game: str
+    you: str | None
+    phase: Phase
+    to_move: list[str]
+    legal_moves: list[str]
+    view: RoomView
+
+
+class JoinedFrame(_ServerModel):
+    """Sent to a connection that took or took back ``seat``; ``token`` lets it
+    resume later. Never sent to anyone else."""
+
+    type: Literal["joined"] = "joined"
+    seat: str
+    token: str
+
+
+class ErrorFrame(_ServerModel):
+    """A refusal, sent only to the connection whose frame caused it (and
+    ``replaced`` to a connection whose seat was taken back elsewhere)."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+
+
+ServerFrame = StateFrame | JoinedFrame | ErrorFrame
+
+
+def dump(frame: _ServerModel) -> str:
+    """A server frame as JSON text (UTF-8 characters kept; anything that cannot
+    be encoded as UTF-8 falls back to ASCII escapes)."""
+    try:
+        return frame.model_dump_json()
+    except PydanticSerializationError:
+        return json.dumps(frame.model_dump(mode="python"), ensure_ascii=True)
+
+
+def error_text(code: ErrorCode, message: str) -> str:
+    """An ``error`` frame as JSON text."""
+    return dump(ErrorFrame(code=code, message=message))

@@ -1,0 +1,75 @@
+"""Server settings, read once from the environment (prefix ``CARDBOARD_``).
+
+``CARDBOARD_GAMES=get-stuck,get-stuck-4`` limits the games on offer;
+``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
+in memory. Tests build their own :class:`Settings` and pass it to
+``app.main.create_app``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from engine.registry import GAMES
+
+
+def _all_games() -> tuple[str, ...]:
+    return tuple(GAMES)
+
+
+class Settings(BaseSettings):
+    """What the server offers and how long it keeps rooms.
+
+    * ``games``: ids of the games on offer, in order; given as a comma-separated
+      string (``"get-stuck,get-stuck-4"``) or a sequence. Empty or absent means
+      every game in :data:`engine.registry.GAMES`. An unknown id fails
+      validation with a message naming it, so the server does not start.
+    * ``bot_seconds``: thinking time of a computer player, in seconds (used
+      once computer players arrive).
+    * ``room_idle_hours``: a room with no connection for this many hours is
+      freed by the periodic sweep.
+    * ``max_rooms``: creating a room beyond this many answers 503.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
+
+    games: Annotated[tuple[str, ...], NoDecode] = Field(default_factory=_all_games)
+    bot_seconds: float = Field(default=1.0, gt=0)
+    room_idle_hours: float = Field(default=24.0, gt=0)
+    max_rooms: int = Field(default=1000, ge=1)
+
+    @field_validator("games", mode="before")
+    @classmethod
+    def _split_games(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",")]
+        if isinstance(value, list | tuple):
+            value = tuple(dict.fromkeys(v for v in value if v))
+            return value or _all_games()
+        return value
+
+    @field_validator("games")
+    @classmethod
+    def _known_games(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [g for g in value if g not in GAMES]
+        if unknown:
+            raise ValueError(
+                f"unknown game id(s) {', '.join(map(repr, unknown))} in CARDBOARD_GAMES;"
+                f" known games: {', '.join(GAMES)}"
+            )
+        return value
+
+    @property
+    def room_idle_seconds(self) -> float:
+        """``room_idle_hours`` in seconds."""
+        return self.room_idle_hours * 3600.0
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The settings from the environment, read once per process."""
+    return Settings()

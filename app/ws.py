@@ -1,0 +1,181 @@
+"""The room websocket ``/ws/{room}`` (``docs/protocol.md``).
+
+Each connection runs two tasks: a reader that checks every frame
+(:func:`app.protocol.read_frame`, after the rate limit) and applies it to the
+room under the room's lock, and a writer that sends the frames queued for the
+connection in order. Queuing never waits, so the lock is held only while the
+room changes; a client that stops reading is disconnected once
+:data:`OUTBOX_FRAMES` frames wait for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+
+import anyio
+from anyio import CancelScope
+from starlette.websockets import WebSocket
+
+from app.lobby import Lobby
+from app.protocol import (
+    RATE_FRAMES,
+    RATE_SECONDS,
+    AddBotFrame,
+    ClientFrame,
+    FrameError,
+    JoinFrame,
+    LeaveFrame,
+    MoveFrame,
+    NextDealFrame,
+    RematchFrame,
+    RemoveBotFrame,
+    ResumeFrame,
+    error_text,
+    read_frame,
+)
+from app.rooms import Room, RoomError
+
+log = logging.getLogger(__name__)
+
+OUTBOX_FRAMES = 1000
+"""Frames that may wait for a slow client before it is disconnected."""
+
+CLOSE_NO_SUCH_ROOM = 4404
+CLOSE_TOO_SLOW = 1013
+
+BOTS_LATER = "computer players are not available yet"
+
+
+class RateLimiter:
+    """At most ``limit`` frames in any ``window`` seconds. Frames refused do
+    not count. ``clock`` returns seconds (``time.monotonic``)."""
+
+    def __init__(self, limit: int = RATE_FRAMES, window: float = RATE_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self._times: deque[float] = deque()
+
+    def allow(self) -> bool:
+        """True if one more frame may pass now (and count it)."""
+        now = self.clock()
+        times = self._times
+        while times and now - times[0] >= self.window:
+            times.popleft()
+        if len(times) >= self.limit:
+            return False
+        times.append(now)
+        return True
+
+
+class WsConnection:
+    """One websocket client of a room: the seat it holds and its queue of
+    frames to send (see :class:`app.rooms.Connection`)."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+        self.too_slow = False
+        self._send, self.outbox = anyio.create_memory_object_stream[str](OUTBOX_FRAMES)
+
+    def push(self, text: str) -> None:
+        """Queue a frame. If the queue is full the client is too slow: the
+        queue is closed and the connection ends once it is drained."""
+        try:
+            self._send.send_nowait(text)
+        except anyio.WouldBlock:
+            self.too_slow = True
+            self._send.close()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def close(self) -> None:
+        """No more frames will be queued."""
+        self._send.close()
+
+
+async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
+    """Run one websocket connection to room ``room_id`` until it closes."""
+    await websocket.accept()
+    room = lobby.store.get(room_id)
+    conn = None
+    if room is not None:
+        async with room.lock:
+            if not room.closed:
+                conn = WsConnection()
+                room.attach(conn)
+    if room is None or conn is None:
+        await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
+                                             " been closed after a long idle time)"))
+        await websocket.close(CLOSE_NO_SUCH_ROOM)
+        return
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_write, websocket, conn, tg.cancel_scope)
+            await _read(websocket, conn, room)
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            async with room.lock:
+                room.detach(conn)
+            conn.close()
+
+
+async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -> None:
+    try:
+        async with conn.outbox:
+            async for text in conn.outbox:
+                await websocket.send_text(text)
+        if conn.too_slow:
+            await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
+    except Exception:  # the client has gone
+        pass
+    scope.cancel()
+
+
+async def _read(websocket: WebSocket, conn: WsConnection, room: Room) -> None:
+    limiter = RateLimiter()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if not limiter.allow():
+            conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
+                                 f" {RATE_SECONDS:g} seconds; this one was ignored"))
+            continue
+        try:
+            frame = read_frame(message.get("text"), message.get("bytes"))
+        except FrameError as exc:
+            conn.push(error_text(exc.code, exc.message))
+            continue
+        await handle(room, conn, frame)
+
+
+async def handle(room: Room, conn: WsConnection, frame: ClientFrame) -> None:
+    """Apply one valid client frame to ``room`` under its lock. A refusal
+    sends the error, then a fresh state, to ``conn`` alone."""
+    if isinstance(frame, AddBotFrame | RemoveBotFrame):
+        conn.push(error_text("bad_field", BOTS_LATER))
+        return
+    async with room.lock:
+        try:
+            if isinstance(frame, JoinFrame):
+                room.join(conn, frame.seat, frame.name)
+            elif isinstance(frame, ResumeFrame):
+                room.resume(conn, frame.token)
+            elif isinstance(frame, MoveFrame):
+                room.move(conn, frame.move, frame.version)
+            elif isinstance(frame, NextDealFrame):
+                room.next_deal(conn, frame.version)
+            elif isinstance(frame, RematchFrame):
+                room.rematch(conn, frame.version)
+            elif isinstance(frame, LeaveFrame):
+                room.leave(conn)
+        except RoomError as exc:
+            room.refuse(conn, exc)
+        except Exception:
+            log.exception("room %s failed on a %s frame", room.id, type(frame).__name__)
+            conn.push(error_text("bad_frame", "the server could not handle this frame"))
