@@ -182,14 +182,14 @@ class _GetStuckBase(Game[GetStuckState]):
             raise IllegalMove(_why_illegal(state, move))
         ind = state.indicators
         if move == PASS:
-            ind = ind[: state.turn] + (False,) + ind[state.turn + 1:]
+            ind = (*ind[:state.turn], False, *ind[state.turn + 1:])
             return GetStuckState(state.cells, state.gap, (state.turn + 1) % 4, ind, state.last)
         i = INDEX[move]
         cells = list(state.cells)
         cells[state.gap] = cells[i].lower()
         cells[i] = GAP
         if ind and not ind[state.turn]:
-            ind = ind[: state.turn] + (True,) + ind[state.turn + 1:]
+            ind = (*ind[:state.turn], True, *ind[state.turn + 1:])
         return GetStuckState(
             tuple(cells), i, (state.turn + 1) % len(state.seats), ind, state.gap
         )
@@ -243,6 +243,8 @@ class _GetStuckBase(Game[GetStuckState]):
             reason = f"{loser} are both stuck: both their indicators are face down"
         else:
             reason = f"{loser.capitalize()} is stuck, so {winner.capitalize()} moved last"
+            if not any(c.islower() for c in state.cells):
+                reason = f"{loser.capitalize()} is stuck on the first move, so {winner.capitalize()} wins"
         return Outcome((winner,), tuple(scores), reason)
 
     # ---- views and text -------------------------------------------------------------
@@ -280,18 +282,25 @@ class _GetStuckBase(Game[GetStuckState]):
                 raise ValueError(f"bad card token {tok!r}")
         if cells.count(GAP) != 1:
             raise ValueError("a Get Stuck layout has exactly one gap '..'")
+        if sorted(t.upper() for t in cells if t != GAP) != sorted(DECK_48):
+            raise ValueError("a Get Stuck layout holds the 48 cards without Tens, each once")
+        extra = set(header) - {"game", "turn", "last"} - ({"indicators"} if self.four else set())
+        if extra:
+            raise ValueError(f"unknown header key {sorted(extra)[0]!r}")
         seats = self.seats({})
         if header.get("turn") not in seats:
             raise ValueError(f"turn must be one of {', '.join(seats)}")
         last_name = header.get("last", "-")
-        if last_name != "-" and last_name not in INDEX:
-            raise ValueError(f"bad last square {last_name!r}")
+        if last_name != "-" and (last_name not in INDEX or not cells[INDEX[last_name]].islower()):
+            raise ValueError(f"bad last square {last_name!r}: it must hold a face-down card")
         ind: tuple[bool, ...] = ()
         if self.four:
             toks = header.get("indicators", "").split()
             if [t[:-1] for t in toks] != list(FOUR_SEATS) or any(t[-1] not in "+-" for t in toks):
                 raise ValueError("indicators must read like 'N+ E+ S- W+'")
             ind = tuple(t[-1] == "+" for t in toks)
+            if not any(ind):
+                raise ValueError("the deal ends as soon as one partnership has both indicators down")
         return GetStuckState(
             tuple(cells),
             cells.index(GAP),
@@ -322,7 +331,7 @@ def _why_illegal(state: GetStuckState, move: str) -> str:
         for ray in rays[state.gap]:
             if i in ray:
                 for j in ray[: ray.index(i)]:
-                    if state.cells[j].islower():
+                    if state.cells[j].islower() and card[0] not in "JQK":
                         return (f"the {pretty(card)} at {move} is a numeral and cannot pass"
                                 f" the face-down card at {NAMES[j]}")
                 return (f"the {pretty(card)} at {move} lies diagonal to the gap: you must move"

@@ -116,7 +116,7 @@ class Match:
         deal = Deal(
             self.current.seed,
             self.current.starter,
-            self.current.moves + ((seat, move),),
+            (*self.current.moves, (seat, move)),
             game.outcome(state),
         )
         return Match(self.game_id, self.options, self.seed, self.finished, deal, state)
@@ -128,7 +128,7 @@ class Match:
             raise MatchError("the deal is still in play")
         if self.over:
             raise MatchError("the match is over")
-        finished = self.finished + (self.current,)
+        finished = (*self.finished, self.current)
         deal, state = _start(self.game, self.opts, self.seed, len(finished))
         return Match(self.game_id, self.options, self.seed, finished, deal, state)
 
