@@ -229,6 +229,13 @@ class Game(ABC, Generic[S]):
         """Everything ``seat`` may know of the state, JSON-safe; ``None`` is a
         spectator. The only way hidden information leaves the engine."""
 
+    def public_move(self, state: S, seat: str, move: str, viewer: str | None) -> str | None:
+        """How a move already played in this deal by ``seat`` shows to
+        ``viewer`` (``None``: a spectator) now that the deal is at ``state``:
+        the move itself, or ``None`` while it is still secret (a Stucco pick
+        before both have picked). Default: every move is public."""
+        return move
+
     def describe(self, state: S, seat: str, move: str) -> str:
         """A sentence for people about ``move`` played by ``seat`` on
         ``state`` (before it is applied). Default: the move itself."""

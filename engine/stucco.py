@@ -258,6 +258,13 @@ class Stucco(Game[StuccoState]):
             state.hands[0], state.hands[1] ^ (1 << code))
         return StuccoState(hands, (*state.spread, code | s << 5), state.dealer, state.picks, 1 - s)
 
+    def public_move(self, state: StuccoState, seat: str, move: str, viewer: str | None) -> str | None:
+        """A pick stays secret from the opponent and spectators until both
+        seats have picked (ruling 2); every other move is public."""
+        if state.opening and viewer != seat:
+            return None
+        return move
+
     def describe(self, state: StuccoState, seat: str, move: str) -> str:
         """A sentence about ``move``. A first pick is described without its
         card, so the sentence may be shown to everyone (ruling 2)."""

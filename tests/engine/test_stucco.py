@@ -409,3 +409,19 @@ def test_random_play_2000_deals() -> None:
                 game.apply(state, seat, PASS)
         winners.add(winner)
     assert winners == set(SEATS)
+
+
+def test_a_pick_is_public_only_to_its_own_seat_until_both_have_picked() -> None:
+    from engine.registry import get_game
+
+    game = get_game("stucco")
+    state = game.deal(5, game.check_options({}), "north")
+    card = game.legal_moves(state, "north")[0]
+    after = game.apply(state, "north", card)
+    assert game.public_move(after, "north", card, "north") == card
+    assert game.public_move(after, "north", card, "south") is None
+    assert game.public_move(after, "north", card, None) is None
+    reply = game.legal_moves(after, "south")[0]
+    both = game.apply(after, "south", reply)
+    assert game.public_move(both, "north", card, "south") == card
+    assert game.public_move(both, "north", card, None) == card
