@@ -253,10 +253,12 @@ class SideView(_ServerModel):
 
 
 class LogEntry(_ServerModel):
-    """A move of this deal: its seat, the move in notation, and a sentence."""
+    """A move of this deal: its seat, the move in notation (``None`` while the
+    game keeps it secret from the recipient, as a Stucco pick before both
+    have picked), and a sentence that anyone may read."""
 
     seat: str
-    move: str
+    move: str | None
     text: str
 
 

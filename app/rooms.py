@@ -197,9 +197,12 @@ class Room:
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
         }
+        secret_moves = type(game).public_move is not Game.public_move
         out: dict[str | None, str] = {}
         for seat in seats:
             legal = list(game.legal_moves(match.state, seat)) if seat in to_move else []
+            if secret_moves:
+                common["log"] = self._public_log(seat)
             frame = StateFrame(
                 version=self.version,
                 room=self.id,
@@ -211,6 +214,17 @@ class Room:
                 view=RoomView(board=game.view(match.state, seat), **common),
             )
             out[seat] = dump(frame)
+        return out
+
+    def _public_log(self, viewer: str | None) -> list[LogEntry]:
+        """This deal's log as ``viewer`` may see it: a move still secret from
+        them (``Game.public_move`` gives ``None``) shows as ``null``; the
+        sentences are written to be shown to everyone."""
+        state, game = self.match.state, self.game
+        out = []
+        for e in self.log:
+            shown = game.public_move(state, e.seat, e.move, viewer) if e.move is not None else None
+            out.append(e if shown == e.move else LogEntry(seat=e.seat, move=shown, text=e.text))
         return out
 
     def _seat_view(self, seat: str) -> SeatView:

@@ -1,0 +1,164 @@
+"""Helpers for the server tests: an app per test, websocket peers that check
+every frame against the protocol models, and seated tables."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from app.main import create_app
+from app.protocol import ERROR_CODES, ErrorFrame, JoinedFrame, StateFrame
+from app.settings import Settings
+
+STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
+VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
+             "match_winners", "seed", "board"}
+
+
+def make_client(settings: Settings | None = None) -> TestClient:
+    """A test client of a fresh app (use it as a context manager)."""
+    return TestClient(create_app(settings or Settings()))
+
+
+def new_room(client: TestClient, game: str = "get-stuck", **options: Any) -> str:
+    """Create a room over the API and return its id."""
+    r = client.post("/api/rooms", json={"game": game, "options": options})
+    assert r.status_code == 201, r.text
+    return str(r.json()["room"])
+
+
+class Peer:
+    """One websocket connection. Every frame received is parsed, checked
+    against its pydantic model and kept (``frames`` and raw ``texts``)."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+        self.texts: list[str] = []
+        self.last: dict[str, Any] | None = None
+        self.token: str | None = None
+
+    def send(self, **frame: Any) -> None:
+        self.ws.send_json(frame)
+
+    def send_text(self, text: str) -> None:
+        self.ws.send_text(text)
+
+    def recv(self) -> dict[str, Any]:
+        text = self.ws.receive_text()
+        self.texts.append(text)
+        frame = json.loads(text)
+        kind = frame["type"]
+        if kind == "state":
+            StateFrame.model_validate(frame)
+            assert set(frame) == STATE_KEYS
+            assert set(frame["view"]) == VIEW_KEYS
+            self.last = frame
+        elif kind == "joined":
+            JoinedFrame.model_validate(frame)
+            self.token = frame["token"]
+        else:
+            ErrorFrame.model_validate(frame)
+            assert frame["code"] in ERROR_CODES
+            assert frame["message"]
+        return dict(frame)
+
+    def state(self) -> dict[str, Any]:
+        """The next frame, which must be a state."""
+        frame = self.recv()
+        assert frame["type"] == "state", frame
+        return frame
+
+    def error(self, code: str, then_state: bool = False) -> dict[str, Any]:
+        """The next frame, which must be an error with ``code``; with
+        ``then_state`` the state that follows it is returned instead."""
+        frame = self.recv()
+        assert frame["type"] == "error" and frame["code"] == code, frame
+        return self.state() if then_state else frame
+
+    def joined(self) -> dict[str, Any]:
+        frame = self.recv()
+        assert frame["type"] == "joined", frame
+        return frame
+
+    def probe(self) -> dict[str, Any]:
+        """A fresh state, fetched by a resume that is refused and changes
+        nothing (``bad_token`` for a spectator, ``already_seated`` when seated)."""
+        self.send(type="resume", token="not-a-token")
+        frame = self.recv()
+        assert frame["type"] == "error" and frame["code"] in {"bad_token", "already_seated"}, frame
+        return self.state()
+
+    @property
+    def seat(self) -> str | None:
+        assert self.last is not None
+        seat: str | None = self.last["you"]
+        return seat
+
+    @property
+    def version(self) -> int:
+        assert self.last is not None
+        return int(self.last["version"])
+
+
+@contextlib.contextmanager
+def connect(client: TestClient, room: str) -> Iterator[Peer]:
+    """A peer connected to ``room``, its first state already received."""
+    with client.websocket_connect(f"/ws/{room}") as ws:
+        peer = Peer(ws)
+        first = peer.state()
+        assert first["you"] is None
+        yield peer
+
+
+def drain(peers: list[Peer]) -> list[dict[str, Any]]:
+    """One state from each peer (after a broadcast); returns them."""
+    return [p.state() for p in peers]
+
+
+@contextlib.contextmanager
+def table(client: TestClient, game: str = "get-stuck", names: list[str] | None = None,
+          spectators: int = 0, **options: Any) -> Iterator[tuple[str, list[Peer], list[Peer]]]:
+    """A room of ``game`` with every seat taken by a peer (in seat order) and
+    ``spectators`` more peers; every broadcast so far drained. Yields the room
+    id, the seated peers and the spectators."""
+    room = new_room(client, game, **options)
+    seats = next(g["seats"] for g in client.get("/api/games").json() if g["id"] == game)
+    with contextlib.ExitStack() as stack:
+        peers = [stack.enter_context(connect(client, room)) for _ in seats]
+        watchers = [stack.enter_context(connect(client, room)) for _ in range(spectators)]
+        for i, (peer, seat) in enumerate(zip(peers, seats, strict=True)):
+            name = names[i] if names else f"P{i}"
+            peer.send(type="join", seat=seat, name=name)
+            assert peer.joined()["seat"] == seat
+            drain(peers + watchers)
+        yield room, peers, watchers
+
+
+def mover(peers: list[Peer]) -> Peer:
+    """The peer whose seat is awaited (one seat awaited, as in Get Stuck)."""
+    last = peers[0].last
+    assert last is not None and len(last["to_move"]) == 1, last
+    return next(p for p in peers if p.seat == last["to_move"][0])
+
+
+def play_one(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str, Any]:
+    """The awaited peer plays its first legal move; every peer receives the
+    new state, which is returned (as the mover saw it)."""
+    p = mover(peers)
+    assert p.last is not None
+    p.send(type="move", move=p.last["legal_moves"][0], version=p.version)
+    states = drain([*peers, *(watchers or [])])
+    return states[peers.index(p)]
+
+
+def play_deal(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str, Any]:
+    """Play the current deal to its end; return the last state of peers[0]."""
+    while peers[0].last is not None and peers[0].last["phase"] == "playing":
+        play_one(peers, watchers)
+    assert peers[0].last is not None
+    return peers[0].last

@@ -1,0 +1,222 @@
+"""Rooms without a websocket: JSON round trip, phases, the store and the
+idle sweep."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from roomtest import connect, make_client, new_room
+from starlette.websockets import WebSocketDisconnect
+
+from app.lobby import Lobby, LobbyFull
+from app.rooms import Room, RoomError
+from app.settings import Settings
+from app.store import MemoryRoomStore, RoomStore
+from engine.base import OptionError
+from engine.registry import GAMES
+
+
+class FakeConn:
+    """A connection that keeps the frames pushed to it."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+        self.frames: list[dict] = []
+
+    def push(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+
+def seated_room(game: str = "get-stuck", seed: int | None = 5,
+                **options: object) -> tuple[Room, list[FakeConn]]:
+    raw = dict(options)
+    if seed is not None:
+        raw["seed"] = seed
+    room = Room.create(game, raw)
+    conns = []
+    for i, _ in enumerate(room.seats):
+        c = FakeConn()
+        room.attach(c)
+        room.join(c, None, f"P{i}")
+        conns.append(c)
+    return room, conns
+
+
+def play_first_legal(room: Room, conns: list[FakeConn], moves: int) -> None:
+    for _ in range(moves):
+        if room.phase != "playing":
+            return
+        seat = room.game.to_move(room.match.state)[0]
+        conn = next(c for c in conns if c.seat == seat)
+        room.move(conn, room.game.legal_moves(room.match.state, seat)[0], room.version)
+
+
+def round_trip(room: Room) -> Room:
+    return Room.from_json(json.loads(json.dumps(room.to_json())))
+
+
+def spectator_view(room: Room) -> str:
+    return room.state_text(None)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_json_round_trip_mid_deal(game: str) -> None:
+    room, conns = seated_room(game)
+    play_first_legal(room, conns, 5)
+    for c in conns:
+        room.detach(c)  # a saved room has no connections
+    back = round_trip(room)
+    assert back.to_json() == room.to_json()
+    assert back.match == room.match
+    assert spectator_view(back) == spectator_view(room)
+    for seat in room.seats:
+        assert back.state_text(seat) == room.state_text(seat)
+
+
+def test_json_round_trip_across_deals_and_rematch() -> None:
+    room, conns = seated_room("get-stuck", seed=9)
+    play_first_legal(room, conns, 200)
+    assert room.phase == "deal_over"
+    room.next_deal(conns[0], room.version)
+    play_first_legal(room, conns, 3)
+    back = round_trip(room)
+    assert back.to_json() == room.to_json()
+    assert [e.text for e in back.log] == [e.text for e in room.log] and len(back.log) == 3
+    play_first_legal(room, conns, 200)
+    assert room.phase == "match_over"
+    room.rematch(conns[1], room.version)
+    back = round_trip(room)
+    assert back.to_json() == room.to_json()
+    assert back.rematches == 1 and back.deal_started == room.version
+
+
+def test_resume_after_round_trip() -> None:
+    room, conns = seated_room()
+    token = next(f["token"] for f in conns[0].frames if f["type"] == "joined")
+    back = round_trip(room)
+    assert all(not h.connected for h in back.holders.values())
+    c = FakeConn()
+    back.attach(c)
+    back.resume(c, token)
+    assert c.seat == conns[0].seat
+    assert back.version == room.version
+
+
+def test_from_json_rejects_a_bad_record() -> None:
+    room, _ = seated_room()
+    data = room.to_json()
+    bad_seat = {**data, "holders": {"nowhere": {"name": "x", "token": "t", "kind": "human"}}}
+    with pytest.raises(OptionError):
+        Room.from_json(bad_seat)
+    bad_game = {**data, "game": "no-such-game"}
+    with pytest.raises(KeyError):
+        Room.from_json(bad_game)
+
+
+def test_phases() -> None:
+    room = Room.create("get-stuck", {"seed": 1})
+    assert room.phase == "waiting"
+    a, b = FakeConn(), FakeConn()
+    room.attach(a)
+    room.attach(b)
+    room.join(a, "red", "Ann")
+    assert room.phase == "waiting"
+    room.join(b, "black", "Bob")
+    assert room.phase == "playing"
+    play_first_legal(room, [a, b], 200)
+    assert room.phase == "deal_over"
+    room.leave(b)
+    assert room.phase == "waiting"
+
+
+def test_refused_action_changes_nothing() -> None:
+    room, (a, b) = seated_room()
+    before = room.to_json()
+    mover = a if a.seat in room.game.to_move(room.match.state) else b
+    for action in (
+        lambda: room.move(mover, "z9", room.version),
+        lambda: room.move(mover, "a1" if "a1" not in room.game.legal_moves(
+            room.match.state, mover.seat or "") else "g7", room.version),
+        lambda: room.next_deal(a, room.version),
+        lambda: room.leave(a),
+        lambda: room.join(FakeConn(), None, "Cy"),
+        lambda: room.resume(FakeConn(), "nope"),
+    ):
+        with pytest.raises(RoomError):
+            action()
+        assert room.to_json() == before
+
+
+def test_rematch_seed_without_seed_option_is_random() -> None:
+    room, conns = seated_room("get-stuck", seed=None)
+    assert room.seed_option is None
+    play_first_legal(room, conns, 200)
+    room.next_deal(conns[0], room.version)
+    play_first_legal(room, conns, 200)
+    old = room.match.seed
+    room.rematch(conns[0], room.version)
+    assert room.match.seed != old and 0 <= room.match.seed < 2**63
+
+
+def test_memory_store() -> None:
+    store: RoomStore = MemoryRoomStore()
+    room = Room.create("get-stuck", {})
+    assert store.get(room.id) is None and len(store) == 0
+    store.add(room)
+    assert store.get(room.id) is room and store.ids() == [room.id] and len(store) == 1
+    store.remove(room.id)
+    store.remove(room.id)
+    assert store.get(room.id) is None and len(store) == 0
+
+
+def test_lobby_limits() -> None:
+    lobby = Lobby(Settings(games=("get-stuck",), max_rooms=1))
+    with pytest.raises(KeyError, match="get-stuck-4"):
+        lobby.create_room("get-stuck-4", {})
+    lobby.create_room("get-stuck", {})
+    with pytest.raises(LobbyFull):
+        lobby.create_room("get-stuck", {})
+
+
+def test_sweep_frees_idle_rooms_only() -> None:
+    lobby = Lobby(Settings(room_idle_hours=1))
+    idle = lobby.create_room("get-stuck", {})
+    busy = lobby.create_room("get-stuck", {})
+    busy.attach(FakeConn())
+    assert idle.idle_since is not None and busy.idle_since is None
+    t0 = idle.idle_since
+    assert asyncio.run(lobby.sweep(t0 + 3599)) == []
+    assert asyncio.run(lobby.sweep(t0 + 3600)) == [idle.id]
+    assert idle.closed and lobby.store.get(idle.id) is None
+    assert lobby.store.get(busy.id) is busy
+
+
+def test_room_idle_again_after_the_last_connection_closes() -> None:
+    room, conns = seated_room()
+    for c in conns:
+        assert room.idle_since is None
+        room.detach(c, now=1000.0)
+    assert room.idle_since == 1000.0
+    assert all(not h.connected for h in room.holders.values())
+
+
+def test_swept_room_is_gone_for_clients() -> None:
+    with make_client(Settings(room_idle_hours=1)) as c:
+        room = new_room(c)
+        lobby = c.app.state.lobby  # type: ignore[attr-defined]
+        with connect(c, room):
+            assert c.portal.call(lobby.sweep, 1e12) == []  # type: ignore[union-attr]
+        assert c.portal.call(lobby.sweep, 1e12) == [room]  # type: ignore[union-attr]
+        assert c.get(f"/r/{room}").status_code == 404
+        with c.websocket_connect(f"/ws/{room}") as ws:
+            assert ws.receive_json()["code"] == "no_such_room"
+            with pytest.raises(WebSocketDisconnect):
+                ws.receive_json()
+
+
+def test_lifespan_sweeper_runs(client: TestClient) -> None:
+    # the sweeper task is started by the lifespan and stopped cleanly at exit
+    assert client.get("/healthz").status_code == 200

@@ -1,0 +1,47 @@
+"""Server settings from the environment."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from app.settings import Settings
+from engine.registry import GAMES
+
+
+def test_defaults() -> None:
+    s = Settings()
+    assert s.games == tuple(GAMES)
+    assert s.bot_seconds == 1.0
+    assert s.room_idle_hours > 0 and s.max_rooms >= 1
+    assert s.room_idle_seconds == s.room_idle_hours * 3600
+
+
+def test_games_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDBOARD_GAMES", " get-stuck-4 , get-stuck,get-stuck-4 ")
+    monkeypatch.setenv("CARDBOARD_MAX_ROOMS", "7")
+    monkeypatch.setenv("CARDBOARD_ROOM_IDLE_HOURS", "0.5")
+    s = Settings()
+    assert s.games == ("get-stuck-4", "get-stuck")
+    assert s.max_rooms == 7 and s.room_idle_seconds == 1800
+
+
+def test_empty_games_means_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDBOARD_GAMES", "")
+    assert Settings().games == tuple(GAMES)
+
+
+def test_unknown_game_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDBOARD_GAMES", "get-stuck,chess")
+    with pytest.raises(ValidationError, match=r"unknown game id.*'chess'"):
+        Settings()
+
+
+@pytest.mark.parametrize("field", [{"max_rooms": 0}, {"room_idle_hours": 0}, {"bot_seconds": -1}])
+def test_bad_numbers(field: dict) -> None:
+    with pytest.raises(ValidationError):
+        Settings(**field)
+
+
+def test_games_as_a_list() -> None:
+    assert Settings(games=["get-stuck"]).games == ("get-stuck",)  # type: ignore[arg-type]

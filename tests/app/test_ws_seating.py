@@ -1,0 +1,291 @@
+"""Joining, resuming, leaving and watching a room over the websocket."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from roomtest import connect, drain, new_room, play_deal, table
+from starlette.websockets import WebSocketDisconnect
+
+from engine.registry import GAMES
+
+
+def test_first_state_is_a_spectator_view(client: TestClient) -> None:
+    room = new_room(client, "get-stuck-4")
+    with connect(client, room) as p:
+        s = p.last
+        assert s is not None
+        assert s["room"] == room and s["game"] == "get-stuck-4"
+        assert s["version"] == 0 and s["phase"] == "waiting"
+        assert s["you"] is None and s["to_move"] == [] and s["legal_moves"] == []
+        assert [x["seat"] for x in s["view"]["seats"]] == ["N", "E", "S", "W"]
+        assert all(x == {"seat": x["seat"], "name": None, "kind": None, "connected": False}
+                   for x in s["view"]["seats"])
+        assert s["view"]["title"] == "Get Stuck for Four"
+        assert s["view"]["sides"] == [{"side": "N-S", "seats": ["N", "S"]},
+                                      {"side": "E-W", "seats": ["E", "W"]}]
+        assert s["view"]["deal"] == 1 and s["view"]["log"] == [] and s["view"]["history"] == []
+        assert s["view"]["totals"] == {"N-S": 0, "E-W": 0}
+        assert s["view"]["seed"] is None and s["view"]["outcome"] is None
+
+
+def test_unknown_room_closes_with_4404(client: TestClient) -> None:
+    with client.websocket_connect("/ws/no-such-room") as ws:
+        frame = ws.receive_json()
+        assert frame["type"] == "error" and frame["code"] == "no_such_room"
+        with pytest.raises(WebSocketDisconnect) as exc:
+            ws.receive_json()
+        assert exc.value.code == 4404
+
+
+def test_join_named_seat_then_any_seat(client: TestClient) -> None:
+    room = new_room(client, "get-stuck-4")
+    with connect(client, room) as a, connect(client, room) as b:
+        a.send(type="join", seat="S", name="Ann")
+        j = a.joined()
+        assert j["seat"] == "S" and len(j["token"]) >= 32
+        sa, sb = drain([a, b])
+        assert sa["you"] == "S" and sb["you"] is None
+        assert sa["version"] == sb["version"] == 1
+        assert sa["view"]["seats"][2] == {"seat": "S", "name": "Ann", "kind": "human", "connected": True}
+        b.send(type="join", seat=None, name="Bob")  # null = any free seat: the first, N
+        assert b.joined()["seat"] == "N"
+        drain([a, b])
+        assert b.version == 2 and b.seat == "N"
+
+
+def test_join_without_seat_field(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a:
+        a.send(type="join", name="Ann")
+        assert a.joined()["seat"] == "red"
+        assert a.state()["you"] == "red"
+
+
+def test_last_seat_starts_the_deal(client: TestClient) -> None:
+    with table(client, "get-stuck-4") as (_, peers, _w):
+        for p in peers:
+            assert p.last is not None and p.last["phase"] == "playing"
+            assert p.version == 4
+        to_move = peers[0].last["to_move"]  # type: ignore[index]
+        assert len(to_move) == 1
+        for p in peers:
+            assert p.last["to_move"] == to_move  # type: ignore[index]
+            assert bool(p.last["legal_moves"]) == (p.seat in to_move)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_each_seat_gets_the_engines_own_view(client: TestClient, game: str) -> None:
+    with table(client, game, spectators=1) as (room, peers, watchers):
+        stored = client.app.state.lobby.store.get(room)  # type: ignore[attr-defined]
+        g = GAMES[game]
+        for p in [*peers, *watchers]:
+            assert p.last is not None
+            assert p.last["view"]["board"] == g.view(stored.match.state, p.seat)
+            awaited = p.seat in p.last["to_move"]
+            expected = list(g.legal_moves(stored.match.state, p.seat)) if p.seat and awaited else []
+            assert p.last["legal_moves"] == expected
+
+
+def test_bad_seat(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a:
+        before = a.last
+        a.send(type="join", seat="N", name="Ann")
+        assert a.error("bad_seat", then_state=True) == before
+
+
+def test_seat_taken(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a, connect(client, room) as b:
+        a.send(type="join", seat="red", name="Ann")
+        a.joined()
+        drain([a, b])
+        b.send(type="join", seat="red", name="Bob")
+        s = b.error("seat_taken", then_state=True)
+        assert s == b.probe() and s["you"] is None and s["version"] == 1
+
+
+def test_full_room_leaves_the_joiner_a_spectator(client: TestClient) -> None:
+    with table(client, spectators=1) as (_, _peers, (w,)):
+        w.send(type="join", name="Late")
+        err = w.recv()
+        assert err["code"] == "room_full" and "spectator" in err["message"]
+        s = w.state()
+        assert s["you"] is None and s["legal_moves"] == [] and s["version"] == 2
+        w.send(type="join", seat="red", name="Late")
+        err = w.recv()
+        assert err["code"] == "seat_taken" and "spectator" in err["message"]
+        assert w.state() == s
+
+
+def test_already_seated(client: TestClient) -> None:
+    room = new_room(client, "get-stuck-4")
+    with connect(client, room) as a:
+        a.send(type="join", seat="N", name="Ann")
+        a.joined()
+        s = a.state()
+        a.send(type="join", seat="E", name="Ann")
+        assert a.error("already_seated", then_state=True) == s
+        a.send(type="join", seat="N", name="Ann")  # its own seat
+        assert a.error("already_seated", then_state=True) == s
+        a.send(type="join", name="Ann")
+        assert a.error("already_seated", then_state=True) == s
+
+
+def test_names_are_cleaned_and_kept_as_text(client: TestClient) -> None:
+    room = new_room(client, "get-stuck-4")
+    hostile = "<img src=x onerror=alert(1)>"
+    with connect(client, room) as a, connect(client, room) as b, connect(client, room) as c:
+        a.send(type="join", name=hostile)
+        a.joined()
+        drain([a, b, c])
+        b.send(type="join", name="  \x00Bo\x07b\u2028\n ")
+        b.joined()
+        s = drain([a, b, c])[2]
+        assert s["view"]["seats"][0]["name"] == hostile
+        assert s["view"]["seats"][1]["name"] == "Bob"
+        c.send(type="join", name="x" * 32)
+        c.joined()
+        assert drain([a, b, c])[0]["view"]["seats"][2]["name"] == "x" * 32
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\x00\x01", "x" * 33, 5, None, ["Ann"]])
+def test_bad_names(client: TestClient, name: object) -> None:
+    room = new_room(client)
+    with connect(client, room) as a:
+        before = a.last
+        a.send(type="join", name=name)
+        assert "name" in a.error("bad_field")["message"]
+        assert a.probe() == before
+
+
+def test_missing_name(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a:
+        a.send(type="join", seat="red")
+        assert "name" in a.error("bad_field")["message"]
+
+
+def test_spectators_see_everything_public_and_cannot_act(client: TestClient) -> None:
+    with table(client, spectators=2) as (_, peers, watchers):
+        w = watchers[0]
+        assert w.last is not None and w.last["you"] is None and w.last["legal_moves"] == []
+        assert w.last["view"]["board"] == peers[0].last["view"]["board"]  # type: ignore[index]
+        for frame in ({"type": "move", "move": "c4", "version": w.version},
+                      {"type": "leave"},
+                      {"type": "next_deal", "version": w.version},
+                      {"type": "rematch", "version": w.version}):
+            w.send(**frame)
+            assert w.error("not_seated", then_state=True) == w.last
+        # a spectator gets every broadcast
+        p = next(p for p in peers if p.seat in p.last["to_move"])  # type: ignore[index]
+        p.send(type="move", move=p.last["legal_moves"][0], version=p.version)  # type: ignore[index]
+        states = drain([*peers, *watchers])
+        assert {s["version"] for s in states} == {3}
+        assert states[2]["view"]["log"] == states[0]["view"]["log"]
+
+
+def test_resume_after_reconnect(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as b:
+        with connect(client, room) as a:
+            a.send(type="join", name="Ann")
+            token = a.joined()["token"]
+            drain([a, b])
+        # a's connection closed: presence only, no version bump
+        s = b.state()
+        assert s["version"] == 1
+        assert s["view"]["seats"][0] == {"seat": "red", "name": "Ann", "kind": "human", "connected": False}
+        with connect(client, room) as a2:
+            a2.send(type="resume", token=token)
+            j = a2.joined()
+            assert j == {"type": "joined", "seat": "red", "token": token}
+            sa, sb = drain([a2, b])
+            assert sa["you"] == "red" and sa["version"] == 1
+            assert sb["view"]["seats"][0]["connected"] is True and sb["version"] == 1
+            # resuming again on the same connection is harmless
+            a2.send(type="resume", token=token)
+            assert a2.joined() == j
+            assert a2.state() == sa
+
+
+def test_resume_from_a_second_tab_replaces_the_first(client: TestClient) -> None:
+    with table(client) as (room, (red, black), _):
+        token = red.token
+        before = red.last
+        with connect(client, room) as tab2:
+            tab2.send(type="resume", token=token)
+            err = red.recv()
+            assert err["code"] == "replaced"
+            old = red.state()
+            assert old["you"] is None and old["legal_moves"] == []
+            assert tab2.joined()["seat"] == "red"
+            new = tab2.state()
+            assert new["you"] == "red" and new["version"] == before["version"]  # type: ignore[index]
+            assert {**new, "legal_moves": []} == {**before, "legal_moves": []}  # type: ignore[dict-item]
+            # the old tab is only a spectator now
+            red.send(type="move", move="c4", version=red.version)
+            red.error("not_seated", then_state=True)
+            # black saw nothing change (presence is unchanged)
+            assert black.probe() == black.last
+
+
+def test_bad_token(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a:
+        a.send(type="resume", token="x" * 32)
+        assert a.error("bad_token", then_state=True)["you"] is None
+        a.send(type="resume", token=5)
+        a.error("bad_field")
+
+
+def test_resume_while_holding_another_seat(client: TestClient) -> None:
+    with table(client) as (_room, (red, black), _):
+        red.send(type="resume", token=black.token)
+        assert red.error("already_seated", then_state=True)["you"] == "red"
+
+
+def test_leave_while_waiting(client: TestClient) -> None:
+    room = new_room(client)
+    with connect(client, room) as a, connect(client, room) as b:
+        a.send(type="join", name="Ann")
+        token = a.joined()["token"]
+        drain([a, b])
+        a.send(type="leave")
+        sa, sb = drain([a, b])
+        assert sa["you"] is None and sa["version"] == 2
+        assert sb["view"]["seats"][0]["name"] is None
+        # the old token is worthless now
+        a.send(type="resume", token=token)
+        a.error("bad_token", then_state=True)
+        a.send(type="leave")
+        a.error("not_seated", then_state=True)
+
+
+def test_leave_refused_during_a_deal(client: TestClient) -> None:
+    with table(client) as (_, (red, black), _w):
+        red.send(type="leave")
+        err = red.recv()
+        assert err["code"] == "not_playing" and "during a deal" in err["message"]
+        assert red.state() == red.last
+        assert black.probe() == black.last
+
+
+def test_leave_between_deals_and_a_new_player_sits(client: TestClient) -> None:
+    with table(client, seed=5) as (room, peers, _):
+        red, black = peers
+        assert play_deal(peers)["phase"] == "deal_over"
+        v = red.version
+        black.send(type="leave")
+        s = drain(peers)[0]
+        assert s["phase"] == "waiting" and s["version"] == v + 1
+        red.send(type="next_deal", version=s["version"])
+        assert "every seat" in red.error("not_playing")["message"]
+        red.state()
+        with connect(client, room) as c:
+            c.send(type="join", name="Cy")
+            assert c.joined()["seat"] == "black"
+            s = drain([red, black, c])[2]
+            assert s["phase"] == "deal_over" and s["you"] == "black"
+            assert s["view"]["totals"] == red.last["view"]["totals"]  # type: ignore[index]
