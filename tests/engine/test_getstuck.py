@@ -44,6 +44,22 @@ def pos(game: Any, grid: str, turn: str, last: str = "-", indicators: str | None
     return game.from_text(head + "\n" + rows + "\n")
 
 
+def opening_layout(in_line: list[str]) -> str:
+    """A grid with no card face down, the gap at d4, the first 24 cards of
+    ``in_line`` on the 24 squares in line with d4 and the rest of the deck
+    elsewhere."""
+    on = iter(in_line)
+    off = iter([c for c in DECK if c not in in_line[:24]])
+    cells = []
+    for sq in SQUARES:
+        dc, dr = ord(sq[0]) - ord("d"), int(sq[1]) - 4
+        if sq == "d4":
+            cells.append("..")
+        else:
+            cells.append(next(on) if dc == 0 or dr == 0 or abs(dc) == abs(dr) else next(off))
+    return " ".join(cells)
+
+
 def legal(game: Any, state: GetStuckState) -> set[str]:
     """The legal moves of the seat to move, as a set."""
     seats = game.to_move(state)
@@ -268,18 +284,7 @@ def test_the_last_mover_wins_whatever_the_points() -> None:
 def test_a_player_stuck_on_the_very_first_move_loses_the_deal() -> None:
     """Referee choice (rules page): nobody has moved, the other player wins
     and both score as usual. All 24 squares in line with d4 hold black cards."""
-    black = iter([c for c in DECK if c[1] in "SC"])
-    red = iter([c for c in DECK if c[1] in "HD"])
-    cells = []
-    for sq in SQUARES:
-        dc, dr = ord(sq[0]) - ord("d"), int(sq[1]) - 4
-        if sq == "d4":
-            cells.append("..")
-        elif dc == 0 or dr == 0 or abs(dc) == abs(dr):
-            cells.append(next(black))
-        else:
-            cells.append(next(red))
-    grid = " ".join(cells)
+    grid = opening_layout([c for c in DECK if c[1] in "SC"])
     s = pos(TWO, grid, "red")
     assert TWO.to_move(s) == () and TWO.legal_moves(s, "red") == ()
     out = TWO.outcome(s)
@@ -471,6 +476,29 @@ def test_four_scores_and_the_bonus_only_with_both_winners_indicators_up(
     labels = [line.label for s in out.scores for line in s.lines]
     assert not any("10" in label or "Ten" in label for label in labels)
     assert [s.side for s in out.scores] == ["N-S", "E-W"]
+
+
+def test_four_first_player_stuck_before_any_move_just_passes() -> None:
+    """Referee choice (rules page): nothing special, the indicator goes down
+    and play goes on. All 24 squares in line with d4 hold no spade."""
+    s = pos(FOUR, opening_layout([c for c in DECK if c[1] != "S"]), "N")
+    assert FOUR.legal_moves(s, "N") == ("pass",)
+    after = FOUR.apply(s, "N", "pass")
+    assert after.indicators == (False, True, True, True)
+    assert FOUR.to_move(after) == ("E",) and FOUR.outcome(after) is None
+
+
+def test_the_view_hides_nothing() -> None:
+    """Face-down cards were seen by everyone: every seat and spectators get
+    the same view, face-down cards included."""
+    for game in (TWO, FOUR):
+        s = game.deal(21, game.check_options({}), game.seats({})[0])
+        for _ in range(6):
+            (seat,) = game.to_move(s)
+            s = game.apply(s, seat, game.legal_moves(s, seat)[0])
+        views = [game.view(s, seat) for seat in (*game.seats({}), None)]
+        assert all(v == views[0] for v in views)
+        assert views[0]["cells"] == list(s.cells) and sum(c.islower() for c in views[0]["cells"]) == 6
 
 
 # ---- errors, text and options ---------------------------------------------------------------
