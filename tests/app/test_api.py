@@ -1,0 +1,165 @@
+"""The HTTP API and the pages (PROTOCOL.md, HTTP)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from roomtest import make_client, new_room
+
+from app.settings import Settings
+from engine.base import SEED_OPTION
+from engine.registry import GAMES
+
+
+def test_health(client: TestClient) -> None:
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json() == {"status": "ok"}
+
+
+def test_games_lists_every_registered_game(client: TestClient) -> None:
+    games = client.get("/api/games").json()
+    assert [g["id"] for g in games] == list(GAMES)
+    for g in games:
+        game = GAMES[g["id"]]
+        assert set(g) == {"id", "title", "seats", "options"}
+        assert g["title"] == game.info.title
+        assert g["seats"] == list(game.seats(game.check_options({})))
+        assert g["options"] == {
+            **{o.name: o.description for o in game.info.options},
+            "seed": SEED_OPTION.description,
+        }
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_create_room_for_each_game(client: TestClient, game: str) -> None:
+    r = client.post("/api/rooms", json={"game": game})
+    assert r.status_code == 201
+    body = r.json()
+    assert body == {"room": body["room"], "url": f"/r/{body['room']}"}
+    # at least 64 random bits: token_urlsafe(12) is 16 URL-safe characters
+    assert re.fullmatch(r"[A-Za-z0-9_-]{16}", body["room"])
+
+
+def test_room_ids_differ(client: TestClient) -> None:
+    ids = {new_room(client) for _ in range(20)}
+    assert len(ids) == 20
+
+
+def test_create_with_options_and_seed(client: TestClient) -> None:
+    room = new_room(client, "get-stuck", deals=4, seed=2**63 - 1)
+    stored = client.app.state.lobby.store.get(room)  # type: ignore[attr-defined]
+    assert stored.options == {"deals": 4}
+    assert stored.seed_option == 2**63 - 1
+    assert stored.match.seed == 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ({"game": "no-such-game"}, "no-such-game"),
+        ({"game": "get-stuck", "options": {"colour": "red"}}, "colour"),
+        ({"game": "get-stuck", "options": {"deals": 3}}, "deals"),
+        ({"game": "get-stuck", "options": {"deals": 22}}, "deals"),
+        ({"game": "get-stuck", "options": {"deals": "2"}}, "deals"),
+        ({"game": "get-stuck", "options": {"seed": -1}}, "seed"),
+        ({"game": "get-stuck", "options": {"seed": 2**63}}, "seed"),
+        ({"game": "get-stuck", "options": {"seed": 1.5}}, "seed"),
+        ({"game": "get-stuck", "options": {"seed": True}}, "seed"),
+        ({"options": {}}, "game"),
+        ({"game": "get-stuck", "options": [1, 2]}, "options"),
+    ],
+)
+def test_create_422_names_the_problem(client: TestClient, body: dict, names: str) -> None:
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 422
+    assert names in r.json()["detail"]
+
+
+def test_create_not_json_is_422(client: TestClient) -> None:
+    r = client.post("/api/rooms", content=b"{nope", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert isinstance(r.json()["detail"], str)
+
+
+def test_max_rooms_gives_503() -> None:
+    with make_client(Settings(max_rooms=2)) as c:
+        new_room(c)
+        new_room(c)
+        r = c.post("/api/rooms", json={"game": "get-stuck"})
+        assert r.status_code == 503
+        assert "2 rooms" in r.json()["detail"]
+
+
+def test_games_follow_settings() -> None:
+    with make_client(Settings(games=("get-stuck-4",))) as c:
+        assert [g["id"] for g in c.get("/api/games").json()] == ["get-stuck-4"]
+        r = c.post("/api/rooms", json={"game": "get-stuck"})
+        assert r.status_code == 422
+        assert "get-stuck" in r.json()["detail"]
+        assert c.post("/api/rooms", json={"game": "get-stuck-4"}).status_code == 201
+        assert c.get("/rules/get-stuck").status_code == 404
+        index = c.get("/")
+        assert "Get Stuck for Four" in index.text
+        assert 'data-create="get-stuck"' not in index.text
+
+
+def test_unknown_api_path_is_json_404(client: TestClient) -> None:
+    r = client.get("/api/nothing-here")
+    assert r.status_code == 404
+    assert r.json() == {"detail": "Not Found"}
+
+
+# ---- pages (templates belong to the front end) -----------------------------------------
+
+
+def test_index_page_lists_the_games(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html")
+    for game in GAMES.values():
+        assert game.info.title in r.text
+
+
+def test_room_page(client: TestClient) -> None:
+    room = new_room(client, "get-stuck-4")
+    r = client.get(f"/r/{room}")
+    assert r.status_code == 200
+    assert room in r.text
+    assert "Get Stuck for Four" in r.text
+
+
+def test_unknown_room_page_is_404_offering_a_new_room(client: TestClient) -> None:
+    r = client.get("/r/no-such-room")
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("text/html")
+    assert "no such room" in r.text
+    assert 'data-create="get-stuck"' in r.text
+
+
+@pytest.mark.parametrize("game", ["get-stuck", "get-stuck-4"])
+def test_rules_page(client: TestClient, game: str) -> None:
+    r = client.get(f"/rules/{game}")
+    assert r.status_code == 200
+    assert GAMES[game].info.title in r.text
+
+
+def test_unknown_rules_page_is_404(client: TestClient) -> None:
+    r = client.get("/rules/no-such-game")
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("text/html")
+
+
+def test_other_404_is_the_html_page(client: TestClient) -> None:
+    r = client.get("/no/such/page")
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("text/html")
+    assert "nothing at this address" in r.text
+
+
+def test_static_files_are_served(client: TestClient) -> None:
+    r = client.get("/static/img/favicon.svg")
+    assert r.status_code == 200
+    assert "svg" in r.text
