@@ -172,3 +172,22 @@ def test_read_frame_order() -> None:
     assert code('{"type":"move","version":"y"}') == "bad_field"
     frame = read_frame('{"type":"join","name":" Ann ","seat":null}', None)
     assert frame.model_dump() == {"type": "join", "name": "Ann", "seat": None}
+
+
+def test_a_client_that_stops_reading_is_cut_off() -> None:
+    from app.ws import OUTBOX_FRAMES, WsConnection
+
+    conn = WsConnection()
+    for i in range(OUTBOX_FRAMES):
+        conn.push(str(i))
+    assert not conn.too_slow
+    conn.push("one too many")
+    assert conn.too_slow
+    conn.push("ignored")  # no error once closed
+    received = []
+    while True:
+        try:
+            received.append(conn.outbox.receive_nowait())
+        except Exception:
+            break
+    assert received == [str(i) for i in range(OUTBOX_FRAMES)]

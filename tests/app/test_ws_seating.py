@@ -229,6 +229,10 @@ def test_resume_from_a_second_tab_replaces_the_first(client: TestClient) -> None
             red.error("not_seated", then_state=True)
             # black saw nothing change (presence is unchanged)
             assert black.probe() == black.last
+            # closing the old tab does not disconnect the seat
+            red.ws.close()
+            assert black.probe() == black.last
+            assert black.last["view"]["seats"][0]["connected"] is True  # type: ignore[index]
 
 
 def test_bad_token(client: TestClient) -> None:
