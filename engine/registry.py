@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.base import Game
 from engine.getstuck import GetStuck, GetStuckFour
+from engine.romeo import RomeoAndJuliet
 from engine.stucco import Stucco
 
 GAMES: dict[str, Game] = {}
@@ -26,4 +27,5 @@ def get_game(game_id: str) -> Game:
 
 register(GetStuck())
 register(GetStuckFour())
+register(RomeoAndJuliet())
 register(Stucco())
