@@ -285,7 +285,8 @@ function renderLog() {
   const log = els.log;
   log.replaceChildren();
   state.view.log.forEach((m, i) => {
-    log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`), m.text || `${m.seat}: ${m.move}`));
+    const text = m.text || `${m.seat}: ${m.move ?? "(secret)"}`;
+    log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`), text.charAt(0).toUpperCase() + text.slice(1)));
   });
   log.scrollTop = log.scrollHeight;
 }

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.helpers import create_room, sit, version, wait_version
+from browserkit import create_room, sit, version, wait_version
 
 SEATS = ("N", "E", "S", "W")
 
