@@ -187,9 +187,9 @@ def test_sweep_frees_idle_rooms_only() -> None:
     busy = lobby.create_room("get-stuck", {})
     busy.attach(FakeConn())
     assert idle.idle_since is not None and busy.idle_since is None
-    t0 = idle.idle_since
-    assert asyncio.run(lobby.sweep(t0 + 3599)) == []
-    assert asyncio.run(lobby.sweep(t0 + 3600)) == [idle.id]
+    idle.idle_since = 1000.0  # exact values: no float rounding at the boundary
+    assert asyncio.run(lobby.sweep(4599.0)) == []
+    assert asyncio.run(lobby.sweep(4600.0)) == [idle.id]
     assert idle.closed and lobby.store.get(idle.id) is None
     assert lobby.store.get(busy.id) is busy
 
