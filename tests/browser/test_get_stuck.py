@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, expect
-
 from browserkit import create_room, sit, version, wait_version
+from playwright.sync_api import Browser, Page, expect
 
 SEATS = ("N", "E", "S", "W")
 
