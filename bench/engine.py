@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.registry import GAMES  # noqa: E402
+from engine.registry import GAMES
 
 
 def random_deal(game_id: str, seed: int, rng: random.Random) -> int:
