@@ -264,8 +264,8 @@ LOCK_META: dict[tuple[int, ...], int] = {(): 0} | {
     (a, b): (a + 1) << 13 | (b + 1) << 19 for a in range(SIZE) for b in range(SIZE) if a != b
 }
 _BLOOM_SIZE = 2039  # a prime, so that every bit of the hash counts
-BLOOM_BIT = tuple(1 << i for i in range(_BLOOM_SIZE))
-"""A Bloom filter over the keys seen lets most turns skip counting them."""
+"""A Bloom filter (an int of this many bits) over the keys seen lets most
+turns skip counting them."""
 _SWAPS: tuple[dict[int, tuple[str, ...]], ...] = tuple({} for _ in range(SIZE))
 """Memo: for a Joker's square and the blocked squares of its lines (as bits),
 its legal swaps. At most 4,096 entries per square; in practice a few dozen."""
@@ -397,8 +397,8 @@ def _make(
     landing on Juliet wins; else a third occurrence, else the turn limit, is a
     draw). ``bloom`` is the filter of ``seen``; the others are the fields of
     :class:`RomeoState`."""
-    key = cell_key | romeos[0] | romeos[1] << 6 | turn << 12 | LOCK_META[lock]
-    bit = BLOOM_BIT[hash(key) % _BLOOM_SIZE]
+    key = cell_key | romeos[0] | romeos[1] << 6 | turn << 12 | LOCK_META[lock]  # _meta, inlined
+    bit = 1 << hash(key) % _BLOOM_SIZE
     mover = 1 - turn
     if romeos[mover] == JULIET[mover]:
         end = "won"
@@ -663,7 +663,7 @@ class RomeoAndJuliet(Game[RomeoState]):
         seen = _replay_back(cells, romeos, turn, lock, past)
         bloom = 0
         for k in seen:
-            bloom |= BLOOM_BIT[hash(k) % _BLOOM_SIZE]
+            bloom |= 1 << hash(k) % _BLOOM_SIZE
         return _make(cells, romeos, turn, lock, turns, past, seen, jokers, _cell_key(cells), bloom)
 
 
@@ -814,7 +814,7 @@ def _explain(
     src = cells[a]
     if a == HOME[seat]:
         rt = _route_of(cells, a, b, seat)
-        return f"{who} from {pretty(src)}: {rt.label.replace('one', 'first')}, {lands}"
+        return f"{who} from {pretty(src)}: {rt.label.replace('one step', 'first step')}, {lands}"
     if src in JOKERS:
         back = next(rt for rt in ROUTES[b][cells[b]] if rt.dest == a)
         how = back.label.removeprefix("a ")

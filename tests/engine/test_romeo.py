@@ -4,8 +4,10 @@ text and random play."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -658,6 +660,24 @@ def test_text_round_trip_examples_and_errors() -> None:
             pytest.fail(name)
     with pytest.raises(ValueError):
         GAME.from_text(good.replace("game: romeo-and-juliet", "game: get-stuck"))
+
+
+def test_the_notation_doc_example() -> None:
+    """docs/notation/romeo-and-juliet.md: its position text and view are what
+    the engine gives after those eight turns of the deal with seed 2."""
+    doc = (Path(__file__).resolve().parents[2] / "docs/notation/romeo-and-juliet.md").read_text()
+    blocks = re.findall(r"```(\w*)\n(.*?)```", doc, re.S)
+    position_text = next(b for lang, b in blocks if b.startswith("game: romeo-and-juliet"))
+    view_json = next(b for lang, b in blocks if lang == "json")
+    s = GAME.deal(2, {}, "red")
+    for move in ["b7", "g2", "swap e1 e7", "swap c1 c5", "swap e1 e4", "swap b1 c1", "g7", "b2"]:
+        s = GAME.apply(s, s.mover, move)
+    assert GAME.to_text(s) == position_text
+    assert GAME.from_text(position_text) == s
+    assert GAME.view(s, "red") == json.loads(view_json)
+    assert romeo_moves(s) == {"c7", "d7"}
+    assert {m.split()[1] for m in swaps(s)} | {m.split()[2] for m in swaps(s)} >= {"e1", "e7"}
+    assert not any("b1" in m.split() or "c1" in m.split() for m in swaps(s))
 
 
 def test_text_round_trip_over_random_play() -> None:
