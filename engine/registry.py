@@ -6,6 +6,7 @@ from engine.base import Game
 from engine.getstuck import GetStuck, GetStuckFour
 from engine.romeo import RomeoAndJuliet
 from engine.stucco import Stucco
+from engine.suitors import Suitors
 
 GAMES: dict[str, Game] = {}
 
@@ -28,4 +29,5 @@ def get_game(game_id: str) -> Game:
 register(GetStuck())
 register(GetStuckFour())
 register(RomeoAndJuliet())
+register(Suitors())
 register(Stucco())
