@@ -1,0 +1,197 @@
+"""Stucco in real browsers: two players share a room link, make the secret
+opening pick by clicking (the other page must not show which card), see both
+picks turn over, then play highlighted cards or press Pass until the deal ends,
+and both pages show the same score as its formula."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from browserkit import create_room, sit, version, wait_version
+from playwright.sync_api import Browser, Page, expect
+
+SEATS = ("north", "south")
+SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def pretty(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + SUIT[card[1]]
+
+
+def pick(page: Page, index: int, *, keyboard: bool = False, tap: bool = False) -> str:
+    """Pick the ``index``-th card of one's own hand; returns it."""
+    card = page.locator(".st-bottom .st-playable").nth(index)
+    name = card.get_attribute("data-card")
+    assert name
+    if keyboard:
+        card.focus()
+        page.keyboard.press("Enter")
+    elif tap:
+        card.tap()
+    else:
+        card.click()
+    return name
+
+
+def shoot(page: Page, path: Path) -> None:
+    """A full-page screenshot once the page's animations have finished."""
+    page.wait_for_function("document.getAnimations().length === 0")
+    page.screenshot(path=str(path), full_page=True)
+
+
+def wait_all(pages: dict[str, Page], v: int) -> None:
+    for p in pages.values():
+        wait_version(p, v)
+
+
+def assert_pick_hidden(watcher: Page, picker: str, card: str) -> None:
+    """``watcher`` knows that ``picker`` picked, but nothing shows which card."""
+    slot = watcher.locator(f'.st-pick[data-seat="{picker}"]')
+    expect(slot).to_contain_text("has picked")
+    assert slot.locator("[data-card]").count() == 0
+    assert watcher.locator(".st-chosen, .st-own-pick").count() == 0
+    # The card is still in the picker's open hand, and only there.
+    assert watcher.locator(f'[data-card="{card}"]').count() == 1
+    assert watcher.locator(f'.st-hand[data-seat="{picker}"] [data-card="{card}"]').count() == 1
+    assert pretty(card) not in watcher.locator("#log").inner_text()
+    assert pretty(card) not in watcher.locator("#banner").inner_text()
+
+
+def play_out(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False) -> tuple[int, int]:
+    """Play the deal to its end with the first highlighted card, or Pass;
+    returns (cards played, passes). Takes a mid-deal screenshot."""
+    cards = passes = 0
+    shot = False
+    while True:
+        v = max(version(p) for p in pages.values())
+        wait_all(pages, v)
+        if pages["north"].locator("#room").get_attribute("data-phase") != "playing":
+            return cards, passes
+        movers = [p for p in pages.values() if p.locator(".st-bottom .st-playable, #pass-btn").count()]
+        assert len(movers) == 1, "exactly one player may act during the play"
+        page = movers[0]
+        other = next(p for p in pages.values() if p is not page)
+        assert other.locator(".st-playable, #pass-btn").count() == 0
+        if page.locator("#pass-btn").count():
+            assert page.locator(".st-playable").count() == 0
+            expect(page.locator("#banner")).to_contain_text("cannot follow")
+            expect(page.locator("#pass-btn")).to_contain_text("cannot follow")
+            page.locator("#pass-btn").tap() if tap else page.click("#pass-btn")
+            passes += 1
+        else:
+            target = page.locator(".st-bottom .st-playable").first
+            target.tap() if tap else target.click()
+            cards += 1
+        wait_all(pages, v + 1)
+        if cards == 8 and not shot:
+            shot = True
+            for seat, p in pages.items():
+                shoot(p, shots / f"stucco-{tag}-mid-{seat}.png")
+        assert cards + passes < 100
+
+
+def opening(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False,
+            spectator: Page | None = None) -> tuple[str, str]:
+    """Both players pick by clicking; the first pick stays secret from the
+    other page (and a spectator's); both picks turn over together. Returns
+    the picks."""
+    north, south = pages["north"], pages["south"]
+    for p in pages.values():
+        expect(p.locator("#room")).to_have_attribute("data-phase", "playing")
+        expect(p.locator(".st-bottom .st-playable")).to_have_count(16)
+        assert p.locator(".st-top .st-playable").count() == 0
+        expect(p.locator("#banner")).to_contain_text("Pick a card in secret")
+    shoot(north, shots / f"stucco-{tag}-opening.png")
+
+    v = version(north)
+    n_card = pick(north, 2, keyboard=not tap, tap=tap)
+    wait_all(pages, v + 1)
+    expect(north.locator(".st-chosen [data-card]")).to_have_attribute("data-card", n_card)
+    expect(north.locator('.st-pick[data-seat="north"]')).to_contain_text(pretty(n_card))
+    assert north.locator(".st-playable").count() == 0, "a pick is final"
+    assert_pick_hidden(south, "north", n_card)
+    if spectator is not None:
+        wait_version(spectator, v + 1)
+        assert_pick_hidden(spectator, "north", n_card)
+        # A spectator sees south along the bottom, and nothing to click.
+        expect(spectator.locator(".st-hand.st-bottom")).to_have_attribute("data-seat", "south")
+        assert spectator.locator(".st-playable").count() == 0
+        shoot(spectator, shots / f"stucco-{tag}-picked-spectator.png")
+    expect(south.locator("#banner")).to_contain_text("North has picked")
+    for seat, p in pages.items():
+        shoot(p, shots / f"stucco-{tag}-picked-{seat}.png")
+
+    s_card = pick(south, 4, tap=tap)
+    wait_all(pages, v + 2)
+    for p in pages.values():
+        expect(p.locator(".st-picks.st-revealed")).to_be_visible()
+        expect(p.locator('.st-pick[data-seat="north"] .card')).to_have_attribute("data-card", n_card)
+        expect(p.locator('.st-pick[data-seat="south"] .card')).to_have_attribute("data-card", s_card)
+        expect(p.locator(".st-sp")).to_have_count(1)
+        expect(p.locator("#banner")).to_contain_text("Picks shown")
+        assert p.locator(".st-chosen").count() == 0
+    starter = north.locator(".st-pick.st-opened").get_attribute("data-seat")
+    first = north.locator(".st-sp .card").get_attribute("data-card")
+    assert first == {"north": n_card, "south": s_card}[starter or ""]
+    other_card = s_card if first == n_card else n_card
+    # The other pick is back in its owner's hand.
+    back = "south" if starter == "north" else "north"
+    expect(north.locator(f'.st-hand[data-seat="{back}"] [data-card="{other_card}"]')).to_have_count(1)
+    shoot(north, shots / f"stucco-{tag}-revealed.png")
+    return n_card, s_card
+
+
+def finish(pages: dict[str, Page], shots: Path, tag: str) -> None:
+    """Both pages show the same result, with the score as its formula."""
+    formulas = set()
+    for seat, p in pages.items():
+        expect(p.locator("#room")).to_have_attribute("data-phase", "deal_over")
+        expect(p.locator(".st-formula")).to_be_visible()
+        expect(p.locator("#result")).to_be_visible()
+        sides = p.locator("#result .sides").inner_text()
+        assert re.search(r"\d+ cards? played × \d+ in the last turn = \+\d+", sides), sides
+        nums = [int(x) for x in p.locator(".st-formula .st-num").all_inner_texts()]
+        assert len(nums) == 3 and nums[0] * nums[1] == nums[2] > 0, nums
+        formulas.add((sides, tuple(nums), p.locator("#scores tfoot").inner_text()))
+        expect(p.locator("#scores")).to_contain_text("First to 100 points")
+        expect(p.locator(".st-hand.st-bottom")).to_have_attribute("data-seat", seat)
+    assert len(formulas) == 1, formulas
+    for seat, p in pages.items():
+        shoot(p, shots / f"stucco-{tag}-end-{seat}.png")
+    pages["north"].locator("#board").screenshot(path=str(shots / f"stucco-{tag}-end-board.png"))
+
+
+def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "stucco", {"seed": 12})
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
+    for (seat, page), name in zip(pages.items(), ("Ann", "Ben"), strict=True):
+        sit(page, url, name, seat)
+    watcher_ctx = browser.new_context(viewport={"width": 1100, "height": 900})
+    watcher = watcher_ctx.new_page()
+    watcher.goto(url)
+    opening(pages, artifacts, "desktop", spectator=watcher)
+    cards, passes = play_out(pages, artifacts, "desktop")
+    assert cards > 8 and passes > 0
+    finish(pages, artifacts, "desktop")
+    for ctx in [*contexts, watcher_ctx]:
+        ctx.close()
+
+
+def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "stucco", {"seed": 7})
+    contexts = [browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+                for _ in SEATS]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
+    for (seat, page), name in zip(pages.items(), ("Cat", "Dan"), strict=True):
+        sit(page, url, name, seat)
+    opening(pages, artifacts, "phone", tap=True)
+    cards, passes = play_out(pages, artifacts, "phone", tap=True)
+    assert cards > 8 and passes > 0
+    for p in pages.values():
+        width = p.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    finish(pages, artifacts, "phone")
+    for ctx in contexts:
+        ctx.close()
