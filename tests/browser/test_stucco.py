@@ -119,6 +119,11 @@ def opening(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False,
         assert spectator.locator(".st-playable").count() == 0
         shoot(spectator, shots / f"stucco-{tag}-picked-spectator.png")
     expect(south.locator("#banner")).to_contain_text("North has picked")
+    if not tap:
+        # A reload keeps the seat, and the pick still shows as chosen.
+        north.reload()
+        wait_version(north, v + 1)
+        expect(north.locator(".st-chosen [data-card]")).to_have_attribute("data-card", n_card)
     for seat, p in pages.items():
         shoot(p, shots / f"stucco-{tag}-picked-{seat}.png")
 
@@ -142,11 +147,13 @@ def opening(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False,
     return n_card, s_card
 
 
-def finish(pages: dict[str, Page], shots: Path, tag: str) -> None:
-    """Both pages show the same result, with the score as its formula."""
+def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
+           phase: str = "deal_over") -> None:
+    """Both pages show the same result, with the score as its formula, and
+    the match's target and totals."""
     formulas = set()
     for seat, p in pages.items():
-        expect(p.locator("#room")).to_have_attribute("data-phase", "deal_over")
+        expect(p.locator("#room")).to_have_attribute("data-phase", phase)
         expect(p.locator(".st-formula")).to_be_visible()
         expect(p.locator("#result")).to_be_visible()
         sides = p.locator("#result .sides").inner_text()
@@ -154,7 +161,9 @@ def finish(pages: dict[str, Page], shots: Path, tag: str) -> None:
         nums = [int(x) for x in p.locator(".st-formula .st-num").all_inner_texts()]
         assert len(nums) == 3 and nums[0] * nums[1] == nums[2] > 0, nums
         formulas.add((sides, tuple(nums), p.locator("#scores tfoot").inner_text()))
-        expect(p.locator("#scores")).to_contain_text("First to 100 points")
+        expect(p.locator("#scores")).to_contain_text(f"First to {target} points")
+        if phase == "match_over":
+            expect(p.locator("#match-result")).to_contain_text("the match")
         expect(p.locator(".st-hand.st-bottom")).to_have_attribute("data-seat", seat)
     assert len(formulas) == 1, formulas
     for seat, p in pages.items():
@@ -180,7 +189,7 @@ def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts:
 
 
 def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) -> None:
-    url = create_room(server, "stucco", {"seed": 7})
+    url = create_room(server, "stucco", {"seed": 7, "target": 20})
     contexts = [browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
                 for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
@@ -192,6 +201,6 @@ def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) 
     for p in pages.values():
         width = p.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
-    finish(pages, artifacts, "phone")
+    finish(pages, artifacts, "phone", target=20, phase="match_over")
     for ctx in contexts:
         ctx.close()
