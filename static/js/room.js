@@ -43,6 +43,9 @@ export function toast(message, kind = "info") {
   setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
 }
 
+/** A sentence from the engine, with a capital first letter. */
+function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
 function seatInfo(seat) { return state.view.seats.find((s) => s.seat === seat); }
 function seatLabel(seat) { return renderer && renderer.seatLabel ? renderer.seatLabel(seat, state) : seat; }
 function who(seat) {
@@ -182,7 +185,7 @@ function renderBanner() {
     if (renderer.hint) sub = renderer.hint(state) || "";
   } else if (state.phase === "deal_over") {
     b.classList.add("over");
-    text = `Deal ${v.deal} is over. ${v.outcome ? v.outcome.reason : ""}`;
+    text = `Deal ${v.deal} is over. ${v.outcome ? sentence(v.outcome.reason) : ""}`;
   } else if (state.phase === "match_over") {
     b.classList.add("over");
     text = `The match is over. ${matchResultText()}`;
@@ -218,7 +221,7 @@ function outcomeBlock(outcome, title) {
       el("div", { class: "pts" }, String(s.points)),
       lines));
   }
-  return el("div", {}, el("h2", {}, title), el("p", {}, outcome.reason), box);
+  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
 }
 
 function renderResult() {
