@@ -83,7 +83,7 @@ Ray = tuple[tuple[int, str], ...]
 jump landing there (``"c3-e3"``)."""
 
 _DIRS = ((0, -1), (1, 0), (0, 1), (-1, 0))
-"""North, east, south, west; direction ``d`` is opposite to ``(d + 2) % 4``."""
+"""North, east, south, west, as (column, row) steps."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,10 @@ class Board:
             )
             for p in range(g.size)
         )
-        self.all_rays = tuple(tuple(r for r in rs if r) for rs in self.rays)
+        # steps[p]: per direction, the first square, its jump, and the rest of the ray
+        self.steps: tuple[tuple[tuple[int, str, Ray], ...], ...] = tuple(
+            tuple((r[0][0], r[0][1], r[1:]) for r in rs if r) for rs in self.rays
+        )
         self.parse: dict[str, Step] = {}
         for p in range(g.size):
             self.parse[self.reveal_name[p]] = Step(_REVEAL, (p,))
@@ -227,8 +230,9 @@ class SuitorsState:
     ``last_seat``/``last_move``: the last action, or ``""`` before the first.
 
     Derived data (cached properties) is handed from a state to the next by
-    :meth:`Suitors.apply` where a move leaves it unchanged or changes it only
-    on a few lines; any state can also compute it from scratch.
+    :meth:`Suitors.apply` where the move tells it at no cost (the end of the
+    game, the locks) or leaves it unchanged (the regions, after a jump or a
+    pass); any state can also compute it from scratch.
     """
 
     variant: str
@@ -334,9 +338,10 @@ class SuitorsState:
 
     @cached_property
     def moves(self) -> tuple[str, ...]:
-        """The mover's legal moves: reveals, jumps of ordinary cards, jumps of
-        its Jack, jumps over its Jack; ``("pass",)`` when there is none; empty
-        once the game is over. Ruling 4."""
+        """The mover's legal moves (ruling 4): its reveals by square, then its
+        jumps by Jumper square (in square order) and direction (north, east,
+        south, west), shortest first; ``("pass",)`` when there is none; empty
+        once the game is over."""
         if self.over:
             return ()
         seat = self.mover
@@ -351,16 +356,19 @@ class SuitorsState:
         out = list(region.reveals)
         append = out.append
         beats = BEATS[self.variant, seat].get
-        all_rays = b.all_rays
-        for p, allowed in zip(squares, map(beats, map(cells.__getitem__, squares)), strict=True):
+        steps = b.steps
+        for p in squares:
+            allowed = beats(cells[p])
             if allowed is None:
                 continue
-            for ray in all_rays[p]:
-                for q, text in ray:
-                    if cells[q] in allowed:
-                        append(text)
-                    else:
-                        break
+            for q, text, rest in steps[p]:
+                if cells[q] in allowed:
+                    append(text)
+                    for q, text in rest:
+                        if cells[q] in allowed:
+                            append(text)
+                        else:
+                            break
         return tuple(out) if out else (PASS,)
 
 
@@ -495,12 +503,13 @@ class Suitors(Game[SuitorsState]):
                 return f"{who} reveals the {pretty(state.cells[line[0]])} at {name}"
             return f"{who} reveals the card at {name}"
         jumper = state.cells[line[0]]
+        start, end = b.names[line[0]], b.names[line[-1]]
         if not legal:
-            return f"{who} jumps from {b.names[line[0]]} to {b.names[line[-1]]}"
+            return f"{who} jumps from {start} to {end}"
         jumped = [f"the {pretty(state.cells[sq])}" for sq in line[1:]]
         over = jumped[0] if len(jumped) == 1 else ", ".join(jumped[:-1]) + " and " + jumped[-1]
-        return (f"{who} jumps the {pretty(jumper)} from {b.names[line[0]]} to"
-                f" {b.names[line[-1]]} over {over}")
+        what = "" if jumper == seat else f" the {pretty(jumper)}"
+        return f"{who} jumps{what} from {start} to {end} over {over}"
 
     # ---- results --------------------------------------------------------------------
     def outcome(self, state: SuitorsState) -> Outcome | None:

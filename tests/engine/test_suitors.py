@@ -266,7 +266,7 @@ def test_seed_example_jack_jumps_two_red_cards() -> None:
     after = play(s, "a1-c1")
     idx = s.board.index
     assert [after.cells[idx[n]] for n in ("a1", "b1", "c1", "d1")] == ["9H", "2D", "JS", "8C"]
-    assert G.describe(s, "JS", "a1-c1") == "J♠ jumps the J♠ from a1 to c1 over the 9♥ and the 2♦"
+    assert G.describe(s, "JS", "a1-c1") == "J♠ jumps from a1 to c1 over the 9♥ and the 2♦"
     last = G.view(after, None)["last"]
     assert last == {"seat": "JS", "move": "a1-c1", "kind": "jump", "from": "a1", "to": "c1",
                     "jumper": "JS", "jumped": ["b1", "c1"], "shifted": ["a1", "b1"],
@@ -584,7 +584,9 @@ def test_describe() -> None:
     card = pretty(s.cells[s.board.index["a2"]])
     assert G.describe(s, "JS", "reveal a2") == f"J♠ reveals the {card} at a2"
     assert G.describe(s, "JS", "reveal c3") == "J♠ reveals the card at c3"  # not legal: unnamed
-    assert G.describe(s, "JS", "a1-b1") == "J♠ jumps the J♠ from a1 to b1 over the 9♥"
+    assert G.describe(s, "JS", "a1-b1") == "J♠ jumps from a1 to b1 over the 9♥"
+    s = position({"b3": "JS", "c3": "KD", "d3": "AS"})
+    assert G.describe(s, "JS", "c3-d3") == "J♠ jumps the K♦ from c3 to d3 over the A♠"
 
 
 # ---- hidden information -------------------------------------------------------------------
