@@ -1,0 +1,319 @@
+"""Romeo and Juliet in real browsers: two players share a room link and play by
+clicking the squares the board lights up (Romeo moves) and Jokers then their
+lit partners (swaps). The engine, replaying the same moves, is the oracle:
+after every turn both pages must show exactly its position."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from browserkit import create_room, sit, version, wait_version
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from engine.match import Match
+from engine.registry import get_game
+from engine.romeo import RomeoState
+
+GAME = get_game("romeo-and-juliet")
+SEATS = ("red", "black")
+
+SNAPSHOT_JS = """() => [...document.querySelectorAll('#board .rj-cell')].map(c => [
+  c.dataset.square, c.dataset.card, c.dataset.romeo || '', c.dataset.juliet || '',
+  c.dataset.locked || '', c.dataset.path || ''])"""
+LIT_JS = """sel => [...document.querySelectorAll('#board ' + sel)].map(c => c.dataset.square).sort()"""
+
+
+def _start(seed: int) -> RomeoState:
+    """The deal a room with this seed starts with (the server deals the same)."""
+    state: RomeoState = Match.new("romeo-and-juliet", {}, seed).state
+    return state
+
+
+def _expected(state: RomeoState) -> list[list[str]]:
+    """The snapshot (see SNAPSHOT_JS) the board must show for ``state``."""
+    b = GAME.view(state, None)
+    where = {sq: seat for seat, sq in b["romeos"].items()}
+    goals = {sq: seat for seat, sq in b["juliets"].items()}
+    steps: dict[str, list[str]] = {}
+    if b["last"] and b["last"]["kind"] == "move":
+        for i, sq in enumerate(b["last"]["path"]):
+            steps.setdefault(sq, []).append(str(i))
+    out = []
+    for i, tok in enumerate(b["cells"]):
+        sq = f"{'abcdefg'[i % 7]}{i // 7 + 1}"
+        out.append([sq, tok, where.get(sq, ""), goals.get(sq, ""),
+                    "true" if sq in b["locked"] else "", " ".join(steps.get(sq, []))])
+    return out
+
+
+def _split(moves: tuple[str, ...], jokers: list[str]) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """Romeo destinations, and swaps as Joker square → partner square → move."""
+    dest = sorted(m for m in moves if m != "pass" and not m.startswith("swap"))
+    swaps: dict[str, dict[str, str]] = {}
+    for m in moves:
+        if m.startswith("swap"):
+            a, b = m.split()[1:]
+            j, p = (a, b) if a in jokers else (b, a)
+            swaps.setdefault(j, {})[p] = m
+    return dest, swaps
+
+
+def _lit(page: Page, selector: str) -> list[str]:
+    squares: list[str] = page.evaluate(LIT_JS, selector)
+    return squares
+
+
+def _shot(page: Page, path: Path, *, full_page: bool = False) -> None:
+    """A screenshot once the moves' animations are over."""
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    page.screenshot(path=str(path), full_page=full_page)
+
+
+def _cell(page: Page, sq: str) -> Any:
+    return page.locator(f'#board .rj-cell[data-square="{sq}"]')
+
+
+def _two_players(browser: Browser, url: str, width: int) -> tuple[list[BrowserContext], dict[str, Page]]:
+    mobile = width < 500
+    ctxs = [browser.new_context(viewport={"width": width, "height": 900 if not mobile else 760},
+                                has_touch=mobile, is_mobile=mobile) for _ in SEATS]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, ctxs, strict=True)}
+    sit(pages["red"], url, "Rosa", "red")
+    sit(pages["black"], url, "Bram", "black")
+    for p in pages.values():
+        expect(p.locator("#room")).to_have_attribute("data-phase", "playing")
+    return ctxs, pages
+
+
+def _play_turn(pages: dict[str, Page], state: RomeoState, move: str, *, keyboard: bool = False) -> RomeoState:
+    """Play ``move`` for the seat on turn by clicking (or with the keyboard),
+    after checking that the board lights up exactly the legal moves; then
+    check that both pages show the engine's next position. Returns it."""
+    seat = state.mover
+    page = pages[seat]
+    other = pages[SEATS[1 - state.turn]]
+    jokers = GAME.view(state, seat)["jokers"]
+    dest, swaps = _split(GAME.legal_moves(state, seat), jokers)
+    assert _lit(page, ".cell.playable") == dest
+    assert _lit(page, ".cell.rj-swappable") == sorted(swaps)
+    assert _lit(other, ".rj-act") == []
+    v = version(page)
+
+    def press(sq: str) -> None:
+        if keyboard:
+            _cell(page, sq).focus()
+            page.keyboard.press("Enter")
+        else:
+            _cell(page, sq).click()
+
+    if move == "pass":
+        page.click("#pass-btn")
+    elif move.startswith("swap"):
+        a, b = move.split()[1:]
+        j, p = (a, b) if a in swaps else (b, a)
+        press(j)
+        expect(_cell(page, j)).to_have_class(re.compile(r"\brj-selected\b"))
+        assert _lit(page, ".cell.rj-partner") == sorted(swaps[j])
+        expect(page.locator(".rj-prompt")).to_contain_text(f"Swap the Joker at {j}")
+        press(p)
+    elif move in swaps:
+        # A Joker the Romeo can land on and that can also swap: the first
+        # click chooses it (partners light up), a second one moves onto it.
+        press(move)
+        expect(page.locator(".rj-prompt")).to_contain_text("click the Joker again to move your Romeo onto it")
+        assert _lit(page, ".cell.rj-partner") == sorted(swaps[move])
+        press(move)
+    else:
+        press(move)
+    state = GAME.apply(state, seat, move)
+    want = _expected(state)
+    for pg in pages.values():
+        wait_version(pg, v + 1)
+        assert version(pg) == v + 1
+        assert pg.evaluate(SNAPSHOT_JS) == want
+    explain = GAME.view(state, None)["explain"]
+    for pg in pages.values():
+        expect(pg.locator(".rj-explain")).to_contain_text(explain)
+    return state
+
+
+def _choose(state: RomeoState, rng: random.Random, want_swap: bool) -> str:
+    """A move for the seat on turn: a swap if wanted and possible, else a
+    Romeo move; never one that ends the game while another move does not."""
+    moves = GAME.legal_moves(state, state.mover)
+    alive = [m for m in moves if GAME.apply(state, state.mover, m).end == ""] or list(moves)
+    swaps = [m for m in alive if m.startswith("swap")]
+    steps = [m for m in alive if not m.startswith("swap")]
+    pool = swaps if (want_swap and swaps) or not steps else steps
+    return rng.choice(pool)
+
+
+def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, artifacts: Path) -> None:
+    seed = 21
+    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    ctxs, pages = _two_players(browser, url, 1100)
+    state = _start(seed)
+    assert pages["red"].evaluate(SNAPSHOT_JS) == _expected(state)
+    assert pages["black"].evaluate(SNAPSHOT_JS) == _expected(state)
+    expect(pages["red"].locator("#banner")).to_contain_text("First move")
+    expect(pages["red"].locator(".rj-board .rj-romeo.rj-red")).to_have_count(1)
+    expect(pages["red"].locator(".rj-board .rj-romeo.rj-black")).to_have_count(1)
+    expect(pages["red"].locator(".rj-board .card.rj-joker")).to_have_count(3)
+    expect(pages["red"].locator(".rj-juliet-red .rj-goal")).to_contain_text("Red's goal")
+    _shot(pages["red"], artifacts / "romeo-start.png")
+
+    rng = random.Random(4)
+    kinds = {"swap": 0, "wrap": 0, "cancel": 0, "keyboard": 0}
+    for turn in range(44):
+        legal = GAME.legal_moves(state, state.mover)
+        page = pages[state.mover]
+        jokers = GAME.view(state, None)["jokers"]
+        dest, swaps = _split(legal, jokers)
+        if swaps and not kinds["cancel"]:
+            # Choose a Joker, then change your mind: Escape puts the Romeo's
+            # squares back; clicking a Joker then an unlit card cancels too.
+            j = sorted(swaps)[0]
+            _cell(page, j).click()
+            assert _lit(page, ".cell.rj-partner") == sorted(swaps[j])
+            _shot(page, artifacts / "romeo-choose-partner.png")
+            page.keyboard.press("Escape")
+            assert _lit(page, ".cell.rj-partner") == []
+            assert _lit(page, ".cell.playable") == dest
+            _cell(page, j).click()
+            unlit = next(sq for sq in ("a7", "g1") if sq not in swaps[j])
+            _cell(page, unlit).click(force=True)
+            assert _lit(page, ".cell.rj-partner") == []
+            expect(page.locator(".rj-prompt")).to_be_hidden()
+            kinds["cancel"] += 1
+        move = _choose(state, rng, want_swap=turn % 5 == 4 or (turn > 20 and not kinds["swap"]))
+        keyboard = turn in (7, 8)
+        state = _play_turn(pages, state, move, keyboard=keyboard)
+        kinds["keyboard"] += keyboard
+        last = GAME.view(state, None)["last"]
+        kinds["swap"] += last["kind"] == "swap"
+        if last["kind"] == "move" and last["wraps"]:
+            kinds["wrap"] += 1
+            # The path leaves the layout at one edge and comes back at the other.
+            strokes = pages["black"].locator("svg.rj-overlay").get_attribute("data-strokes")
+            assert strokes is not None and int(strokes) >= 2
+            if kinds["wrap"] == 1:
+                _shot(pages["black"], artifacts / "romeo-wrap.png")
+        if last["kind"] == "swap":
+            # The two cards of the most recent swap carry the lock.
+            for pg in pages.values():
+                assert _lit(pg, ".rj-locked") == sorted(last["squares"])
+            if kinds["swap"] == 1:
+                _shot(pages["red"], artifacts / "romeo-swap.png")
+    assert state.turns >= 40 and state.end == ""
+    assert kinds["swap"] >= 2 and kinds["wrap"] >= 1 and kinds["cancel"] == 1, kinds
+    log = [pg.locator("#log li").all_inner_texts() for pg in pages.values()]
+    assert log[0] == log[1] and len(log[0]) == state.turns
+    _shot(pages["red"], artifacts / "romeo-desktop.png", full_page=True)
+    for c in ctxs:
+        c.close()
+
+
+def _quick_win(state: RomeoState) -> list[str]:
+    """Moves (Romeo moves only, while there are any) after which Red lands on
+    Juliet: a breadth-first search over where the two Romeos stand."""
+    todo: deque[tuple[RomeoState, tuple[str, ...]]] = deque([(state, ())])
+    seen = {(state.romeos, state.turn)}
+    while todo:
+        s, path = todo.popleft()
+        legal = GAME.legal_moves(s, s.mover)
+        for m in [m for m in legal if not m.startswith("swap")] or list(legal):
+            n = GAME.apply(s, s.mover, m)
+            if n.end == "won" and n.turn == 1:
+                return [*path, m]
+            if not n.end and (n.romeos, n.turn) not in seen:
+                seen.add((n.romeos, n.turn))
+                todo.append((n, (*path, m)))
+    raise AssertionError("no quick win for Red in this deal")
+
+
+def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: Path) -> None:
+    seed = 7
+    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    ctxs, pages = _two_players(browser, url, 360)
+    red = pages["red"]
+    width = red.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    _shot(red, artifacts / "romeo-phone-start.png", full_page=True)
+    state = _start(seed)
+    moves = _quick_win(state)
+    for i, move in enumerate(moves):
+        if i == len(moves) - 1:
+            # Before the winning move: tap a Joker, see its partners, tap
+            # outside the layout to cancel.
+            _, swaps = _split(GAME.legal_moves(state, "red"), GAME.view(state, None)["jokers"])
+            assert swaps, "Red has a swap to choose from before the winning move"
+            j = sorted(swaps)[0]
+            _cell(red, j).tap()
+            assert _lit(red, ".cell.rj-partner") == sorted(swaps[j])
+            _shot(red, artifacts / "romeo-phone-choosing.png")
+            red.locator("#seats").tap()
+            assert _lit(red, ".cell.rj-partner") == []
+        state = _play_turn(pages, state, move)
+        if i == len(moves) - 2:
+            _shot(red, artifacts / "romeo-phone-playing.png", full_page=True)
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.winners == ("red",)
+    for pg in pages.values():
+        expect(pg.locator("#room")).to_have_attribute("data-phase", "match_over")
+        expect(pg.locator("#result")).to_be_visible()
+        expect(pg.locator("#result")).to_contain_text("Red's Romeo reached Juliet at g1")
+        expect(pg.locator("#banner")).to_contain_text("Red wins the match")
+        expect(pg.locator(".rj-explain")).to_contain_text("reaches Juliet")
+        assert _lit(pg, ".rj-act") == []
+    expect(pages["black"].locator('#result .side-score.won[data-side="red"]')).to_be_visible()
+    assert red.evaluate("document.documentElement.scrollWidth") <= 360
+    _shot(red, artifacts / "romeo-phone-won.png", full_page=True)
+    for c in ctxs:
+        c.close()
+
+
+def _repetition(state: RomeoState) -> list[str]:
+    """Moves that repeat a position a third time: both openings, then a
+    there-and-back of both Romeos played three times."""
+    def steps(s: RomeoState) -> list[str]:
+        return [m for m in GAME.legal_moves(s, s.mover) if not m.startswith("swap") and m != "pass"]
+
+    def loops(s: RomeoState, start: RomeoState, depth: int, path: tuple[str, ...]) -> list[str] | None:
+        if depth == 0:
+            return list(path) if s.key == start.key else None
+        for m in steps(s):
+            n = GAME.apply(s, s.mover, m)
+            if not n.end and (found := loops(n, start, depth - 1, (*path, m))):
+                return found
+        return None
+
+    for a in steps(state):
+        s1 = GAME.apply(state, "red", a)
+        for b in steps(s1):
+            start = GAME.apply(s1, "black", b)
+            cycle = loops(start, start, 4, ())
+            if cycle:
+                return [a, b, *cycle, *cycle]
+    raise AssertionError("no quick repetition in this deal")
+
+
+def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Path) -> None:
+    seed = 5
+    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    ctxs, pages = _two_players(browser, url, 1100)
+    state = _start(seed)
+    for move in _repetition(state):
+        state = _play_turn(pages, state, move)
+    assert state.end == "repetition"
+    for pg in pages.values():
+        expect(pg.locator("#room")).to_have_attribute("data-phase", "match_over")
+        expect(pg.locator("#result")).to_contain_text("The same position occurred for the third time: a draw")
+        expect(pg.locator(".rj-explain")).to_contain_text("a draw")
+        expect(pg.locator("#result .side-score.won")).to_have_count(0)
+    _shot(pages["black"], artifacts / "romeo-draw.png", full_page=True)
+    for c in ctxs:
+        c.close()
