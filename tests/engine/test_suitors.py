@@ -8,6 +8,7 @@ import random
 import re
 from collections import Counter
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -587,6 +588,16 @@ def test_describe() -> None:
     assert G.describe(s, "JS", "a1-b1") == "J♠ jumps from a1 to b1 over the 9♥"
     s = position({"b3": "JS", "c3": "KD", "d3": "AS"})
     assert G.describe(s, "JS", "c3-d3") == "J♠ jumps the K♦ from c3 to d3 over the A♠"
+
+
+def test_the_notation_docs_example() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "notation" / "suitors.md").read_text()
+    secret, public, view = re.findall(r"```(?:json)?\n(.*?)```", doc, re.S)
+    s = G.from_text(secret)
+    assert G.to_text(s) == secret and G.public_text(s) == public
+    assert json.loads(view) == G.view(s, "JS")
+    assert set(s.moves) == {"reveal c1", "reveal a2", "reveal c2", "reveal a3", "reveal c3",
+                            "reveal b4", "b1-a1", "b2-b3"}
 
 
 # ---- hidden information -------------------------------------------------------------------
