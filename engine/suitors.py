@@ -215,7 +215,7 @@ class Region:
 # ---- the state --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SuitorsState:
     """A Suitors position, secret parts included (never send it as it is).
 
@@ -245,6 +245,14 @@ class SuitorsState:
     moved: tuple[tuple[int, int], ...] = ()
     last_seat: str = ""
     last_move: str = ""
+
+    def __repr__(self) -> str:
+        """The public side only (face-down cards as ``??``, the set-aside cards
+        counted), so that a stray log line or error never shows a hidden card;
+        ``Suitors.to_text`` gives the whole state."""
+        head = "; ".join(f"{k}: {v}" for k, v in _header(self, secret=False))
+        cells = " ".join(UNKNOWN if c.islower() else c for c in self.cells)
+        return f"SuitorsState({head}; cells: {cells})"
 
     @property
     def board(self) -> Board:

@@ -643,6 +643,13 @@ def test_views_never_show_hidden_cards(opts: dict[str, object]) -> None:
         assert_view_hides(m.state, [str(match_seed), str(deal_seed)])
 
 
+def test_repr_hides_cards() -> None:
+    s = G.deal(4, G.check_options({}), "JS")
+    text = repr(s)
+    assert "??" in text and not _LOWER.search(text)
+    assert set(_CARD.findall(text)) <= {"QH", *JACKS}
+
+
 def test_view_fields() -> None:
     s = position({"b1": "9H"}, players=3)
     v = G.view(s, "JS")
