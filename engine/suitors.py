@@ -88,12 +88,14 @@ _DIRS = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
 @dataclass(frozen=True)
 class Step:
-    """A well-formed move on a layout, parsed once: ``kind`` (reveal or jump)
-    and ``line``: the revealed square, or the jump's squares from the Jumper to
-    the landing square."""
+    """A well-formed move on a layout, parsed once: ``kind`` (reveal or jump),
+    ``line``: the revealed square, or the jump's squares from the Jumper to
+    the landing square, and ``span``: the slice of the cells that ``line``
+    is."""
 
     kind: int
     line: tuple[int, ...]
+    span: slice
 
 
 class Board:
@@ -132,10 +134,13 @@ class Board:
         )
         self.parse: dict[str, Step] = {}
         for p in range(g.size):
-            self.parse[self.reveal_name[p]] = Step(_REVEAL, (p,))
+            self.parse[self.reveal_name[p]] = Step(_REVEAL, (p,), slice(p, p + 1))
             for ray in self.rays[p]:
-                for k, (_, text) in enumerate(ray):
-                    self.parse[text] = Step(_JUMP, (p, *(sq for sq, _ in ray[: k + 1])))
+                for k, (q, text) in enumerate(ray):
+                    d = ray[0][0] - p
+                    stop = q + 1 if d > 0 else (q - 1 if q else None)
+                    self.parse[text] = Step(_JUMP, (p, *(sq for sq, _ in ray[: k + 1])),
+                                            slice(p, stop, d))
 
 
 BOARD_9X5 = Board(9, 5)
@@ -474,17 +479,13 @@ class Suitors(Game[SuitorsState]):
                 cells[sq] = cells[sq].upper()
                 regions = [r for r in regions if sq not in r.down]
             else:
-                jumper = cells[line[0]]
-                for i in range(1, len(line)):
-                    cells[line[i - 1]] = cells[line[i]]
-                cells[line[-1]] = jumper
-                span = set(line)
+                seg = cells[step.span]
+                cells[step.span] = seg[1:] + seg[:1]  # the shift (ruling 4)
                 moved = tuple(sorted(
-                    [e for e in moved if e[0] not in span] + [(sq, state.turns) for sq in line]
+                    [e for e in moved if e[0] not in line] + [(sq, state.turns) for sq in line]
                 ))
-                for sq in line:
-                    if cells[sq] == seat and sq in b.near_queen:
-                        winner = seat
+                if seat in seg and cells.index(seat) in b.near_queen:
+                    winner = seat
             new = SuitorsState(state.variant, state.seats, tuple(cells), state.aside,
                                (state.turn + 1) % n, turns, 0, moved, seat, move)
             derived = {"regions": regions, "winner": winner,
