@@ -77,16 +77,24 @@ def _cell(page: Page, sq: str) -> Any:
     return page.locator(f'#board .rj-cell[data-square="{sq}"]')
 
 
-def _two_players(browser: Browser, url: str, width: int) -> tuple[list[BrowserContext], dict[str, Page]]:
+def _two_players(browser: Browser, url: str, width: int, *, reduced_motion: bool = False,
+                 ) -> tuple[list[BrowserContext], dict[str, Page], list[str]]:
+    """Red and Black seated in two browser contexts; also the list that
+    collects the pages' script errors (a test ends by checking it is empty)."""
     mobile = width < 500
     ctxs = [browser.new_context(viewport={"width": width, "height": 900 if not mobile else 760},
-                                has_touch=mobile, is_mobile=mobile) for _ in SEATS]
+                                has_touch=mobile, is_mobile=mobile,
+                                reduced_motion="reduce" if reduced_motion else "no-preference")
+            for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, ctxs, strict=True)}
+    errors: list[str] = []
+    for p in pages.values():
+        p.on("pageerror", lambda e: errors.append(str(e)))
     sit(pages["red"], url, "Rosa", "red")
     sit(pages["black"], url, "Bram", "black")
     for p in pages.values():
         expect(p.locator("#room")).to_have_attribute("data-phase", "playing")
-    return ctxs, pages
+    return ctxs, pages, errors
 
 
 def _play_turn(pages: dict[str, Page], state: RomeoState, move: str, *, keyboard: bool = False) -> RomeoState:
@@ -155,7 +163,7 @@ def _choose(state: RomeoState, rng: random.Random, want_swap: bool) -> str:
 def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 21
     url = create_room(server, "romeo-and-juliet", {"seed": seed})
-    ctxs, pages = _two_players(browser, url, 1100)
+    ctxs, pages, errors = _two_players(browser, url, 1100)
     state = _start(seed)
     assert pages["red"].evaluate(SNAPSHOT_JS) == _expected(state)
     assert pages["black"].evaluate(SNAPSHOT_JS) == _expected(state)
@@ -213,6 +221,16 @@ def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, 
     log = [pg.locator("#log li").all_inner_texts() for pg in pages.values()]
     assert log[0] == log[1] and len(log[0]) == state.turns
     _shot(pages["red"], artifacts / "romeo-desktop.png", full_page=True)
+    # A spectator who opens the link now sees the same position and can click nothing.
+    watcher = browser.new_context()
+    ctxs.append(watcher)
+    spectator = watcher.new_page()
+    spectator.goto(url)
+    wait_version(spectator, version(pages["red"]))
+    assert spectator.evaluate(SNAPSHOT_JS) == _expected(state)
+    assert _lit(spectator, ".rj-act") == []
+    expect(spectator.locator(".rj-explain")).to_contain_text(GAME.view(state, None)["explain"])
+    assert errors == []
     for c in ctxs:
         c.close()
 
@@ -238,7 +256,7 @@ def _quick_win(state: RomeoState) -> list[str]:
 def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 7
     url = create_room(server, "romeo-and-juliet", {"seed": seed})
-    ctxs, pages = _two_players(browser, url, 360)
+    ctxs, pages, errors = _two_players(browser, url, 360)
     red = pages["red"]
     width = red.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
@@ -272,6 +290,7 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     expect(pages["black"].locator('#result .side-score.won[data-side="red"]')).to_be_visible()
     assert red.evaluate("document.documentElement.scrollWidth") <= 360
     _shot(red, artifacts / "romeo-phone-won.png", full_page=True)
+    assert errors == []
     for c in ctxs:
         c.close()
 
@@ -304,7 +323,7 @@ def _repetition(state: RomeoState) -> list[str]:
 def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 5
     url = create_room(server, "romeo-and-juliet", {"seed": seed})
-    ctxs, pages = _two_players(browser, url, 1100)
+    ctxs, pages, errors = _two_players(browser, url, 1100, reduced_motion=True)
     state = _start(seed)
     for move in _repetition(state):
         state = _play_turn(pages, state, move)
@@ -315,5 +334,6 @@ def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Pa
         expect(pg.locator(".rj-explain")).to_contain_text("a draw")
         expect(pg.locator("#result .side-score.won")).to_have_count(0)
     _shot(pages["black"], artifacts / "romeo-draw.png", full_page=True)
+    assert errors == []
     for c in ctxs:
         c.close()
