@@ -27,7 +27,6 @@ const ui = {
   prompt: null,       // the status line that explains the current choice
   play: null,         // ctx.play of the last render
   view: null,         // the board view drawn last
-  you: null,
   observer: null,     // redraws the path when the board changes size
   animated: "",       // the turn whose move was last animated
 };
@@ -298,13 +297,15 @@ function drawOverlay(wrap, grid, cells, b) {
       const [c0, r0] = colRow(last.path[i - 1]);
       const [c1, r1] = colRow(last.path[i]);
       const p = centre(last.path[i - 1]), q = centre(last.path[i]);
-      const jump = last.path.length === 2;   // a King, Jack, Joker or opening step
-      if (!jump && Math.abs(c1 - c0) > 1) {  // wraps over the left or right edge
+      // Only a numeral's path wraps: between two squares of its line that
+      // are not neighbours (a King, Jack, Joker or opening step never wraps).
+      const wrap = last.wraps && (c0 === c1 || r0 === r1);
+      if (wrap && Math.abs(c1 - c0) > 1) {  // wraps over the left or right edge
         const goingRight = c0 > c1;
         cur.push([goingRight ? edges.right : edges.left, p[1]]);
         strokes.push(cur);
         cur = [[goingRight ? edges.left : edges.right, q[1]], q];
-      } else if (!jump && Math.abs(r1 - r0) > 1) {  // wraps over the top or bottom edge
+      } else if (wrap && Math.abs(r1 - r0) > 1) {  // wraps over the top or bottom edge
         const goingDown = r0 > r1;
         cur.push([p[0], goingDown ? edges.bottom : edges.top]);
         strokes.push(cur);
@@ -464,11 +465,12 @@ function travel(token, b, cells, grid) {
     const [c0, r0] = colRow(path[i - 1]);
     const [c1, r1] = colRow(path[i]);
     const p = at(path[i - 1]), q = at(path[i]);
-    if (path.length > 2 && Math.abs(c1 - c0) > 1) {
+    const wrap = b.last.wraps && (c0 === c1 || r0 === r1);
+    if (wrap && Math.abs(c1 - c0) > 1) {
       const right = c0 > c1;
       push([(right ? g.right : g.left) - end[0], p[1]], 0);
       push([(right ? g.left : g.right) - end[0], q[1]], 0);
-    } else if (path.length > 2 && Math.abs(r1 - r0) > 1) {
+    } else if (wrap && Math.abs(r1 - r0) > 1) {
       const down = r0 > r1;
       push([p[0], (down ? g.bottom : g.top) - end[1]], 0);
       push([q[0], (down ? g.top : g.bottom) - end[1]], 0);
@@ -506,7 +508,6 @@ export function render(container, state, ctx) {
   ui.key = key;
   ui.play = ctx.play;
   ui.view = b;
-  ui.you = state.you;
   ui.moves = sortMoves(state.legal_moves, b.jokers);
   if (ui.selected && !ui.moves.swaps.has(ui.selected)) ui.selected = null;
 
