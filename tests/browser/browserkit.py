@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
@@ -43,3 +44,26 @@ def sit(page: Page, url: str, name: str, seat: str) -> None:
     page.fill("#name", name)
     page.click(f'button[data-join="{seat}"]')
     expect(page.locator(f'.seat-row.you[data-seat="{seat}"]')).to_be_visible()
+
+
+def lit(page: Page, selector: str) -> list[str]:
+    """The squares (``data-square``) of the board's elements that match
+    ``selector`` (e.g. ``".cell.playable"``), sorted."""
+    squares: list[str] = page.evaluate(
+        "sel => [...document.querySelectorAll('#board ' + sel)].map(c => c.dataset.square).sort()", selector)
+    return squares
+
+
+def press(page: Page, target: Locator, *, keyboard: bool = False) -> None:
+    """Click ``target``, or (``keyboard``) focus it and press Enter."""
+    if keyboard:
+        target.focus()
+        page.keyboard.press("Enter")
+    else:
+        target.click()
+
+
+def settled_shot(page: Page, path: Path, *, full_page: bool = False) -> None:
+    """A screenshot once the page's animations are over."""
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    page.screenshot(path=str(path), full_page=full_page)

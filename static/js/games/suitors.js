@@ -1,0 +1,432 @@
+// Board for Suitors: the 9×5 layout (11×9 for the Big board) with the Queen
+// of Hearts face up in the centre, the Jacks face up (each labelled with its
+// player; unused Jacks dimmed) and every other card face down (??).
+//
+// It knows no rules: it draws the view (docs/notation/suitors.md), lights up
+// exactly what legal_moves allows and reports clicks as moves. "reveal c2"
+// lights the face-down card at c2; a jump "c3-e3" lights its Jumper at c3.
+// Clicking a Jumper lights its landing squares (the second square of its
+// moves) and clicking one plays the jump; Escape or a click elsewhere
+// cancels. The player's connected region (view.connected) is shaded, the
+// cards in view.locked carry a padlock, and the last move (view.last) is
+// animated: a reveal flips, a jump slides the Jumper and the jumped cards.
+
+import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// What this page is doing between two state frames.
+const ui = {
+  key: "",          // room, deal and version of the state drawn
+  moves: null,      // the legal moves by kind (see sortMoves)
+  selected: null,   // the square of the chosen Jumper
+  sent: false,      // a move was just sent: no second one until the next state
+  grid: null,
+  status: null,     // the status line (last move, prompt or result)
+  statusText: "",
+  play: null,
+  state: null,
+  animated: "",     // the turn whose move was last animated
+};
+
+// ---------------------------------------------------------------- small helpers
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function svg(tag, attrs = {}) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+function squareOf(i, width) { return String.fromCharCode(97 + (i % width)) + (Math.floor(i / width) + 1); }
+function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
+function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
+/** The legal moves by kind: squares to reveal, jumps by Jumper square
+ * (landing square → move text), and whether pass is among them. */
+function sortMoves(legal) {
+  const reveals = new Set();
+  const jumps = new Map();
+  let pass = false;
+  for (const m of legal) {
+    if (m === "pass") { pass = true; continue; }
+    if (m.startsWith("reveal ")) { reveals.add(m.slice(7)); continue; }
+    const [from, to] = m.split("-");
+    if (!from || !to) continue;
+    if (!jumps.has(from)) jumps.set(from, new Map());
+    jumps.get(from).set(to, m);
+  }
+  return { reveals, jumps, pass };
+}
+
+function seatInfo(state, seat) { return state.view.seats.find((s) => s.seat === seat) || null; }
+
+/** "You", the player's name, or the Jack itself. */
+function playerName(state, seat) {
+  if (state.you === seat) return "You";
+  const s = seatInfo(state, seat);
+  return s && s.name ? s.name : pretty(seat);
+}
+
+function padlock() {
+  const s = svg("svg", { viewBox: "0 0 16 18", focusable: "false", "aria-hidden": "true" });
+  s.append(
+    svg("path", { d: "M4.5 8V5.5a3.5 3.5 0 0 1 7 0V8", fill: "none", stroke: "#fff", "stroke-width": 2.2 }),
+    svg("rect", { x: 2, y: 8, width: 12, height: 9, rx: 1.8, fill: "#fff" }),
+  );
+  return s;
+}
+
+// ---------------------------------------------------------------- room hooks
+/** "J♠ (a1)": the Jack and the square it stands on now. */
+export function seatLabel(seat, state) {
+  const b = state && state.view && state.view.board;
+  const sq = b && b.jacks ? b.jacks[seat] : null;
+  return sq ? `${pretty(seat)} (${sq})` : pretty(seat);
+}
+
+/** A side is one seat: "Ann (J♠)", "You (J♠)". */
+export function sideLabel(side, state) {
+  const s = seatInfo(state, side);
+  if (state.you === side) return `You (${pretty(side)})`;
+  return s && s.name ? `${s.name} (${pretty(side)})` : pretty(side);
+}
+
+export function passLabel() { return "Pass (no legal move)"; }
+
+export function hint(state) {
+  if (!state.legal_moves.length || !state.you) return "";
+  const m = sortMoves(state.legal_moves);
+  if (m.pass) return "You cannot reveal or jump: press Pass.";
+  const parts = [];
+  if (m.reveals.size) parts.push("turn up a lit face-down card");
+  if (m.jumps.size) parts.push("click a lit Jumper, then where it lands");
+  return `${sentence(parts.join(", or "))}. Your ${pretty(state.you)} wins by ending a jump next to the Queen.`;
+}
+
+export function matchNote(state) {
+  const b = state.view.board;
+  return `Turn ${b.turns} · a draw after ${b.max_turns.toLocaleString("en")} turns or when everyone passes in a row.`
+    + " Suitors is a design by Jeff Wofford (2012).";
+}
+
+// ---------------------------------------------------------------- drawing
+function regionOf(state) {
+  const b = state.view.board;
+  const seat = b.seats.includes(state.you) ? state.you : b.turn;
+  return new Set(seat && b.connected[seat] ? b.connected[seat] : []);
+}
+
+function jackAt(b) {
+  const out = {};
+  for (const [seat, sq] of Object.entries(b.jacks)) out[sq] = { seat, used: true };
+  for (const [seat, sq] of Object.entries(b.unused || {})) out[sq] = { seat, used: false };
+  return out;
+}
+
+function cellLabel(state, sq, tok, extra) {
+  const parts = [`${sq}: ${tok === "??" ? "a face-down card" : spoken(tok)}`];
+  const b = state.view.board;
+  const j = extra.jack;
+  if (j && j.used) parts.push(j.seat === state.you ? "your Jack" : `${playerName(state, j.seat)}'s Jack`);
+  if (j && !j.used) parts.push("not in play");
+  if (sq === b.queen) parts.push("the Queen, the goal");
+  if (extra.mine) parts.push(state.you ? "in your region" : "in the region of the player to move");
+  if (extra.locked) parts.push("moved since your last turn: it cannot be your Jumper");
+  return parts.join(", ");
+}
+
+function drawCell(state, tok, sq, jacks, region, locked) {
+  const b = state.view.board;
+  const cell = el("div", "cell su-cell");
+  cell.dataset.square = sq;
+  cell.dataset.card = tok;
+  cell.setAttribute("role", "gridcell");
+  cell.append(tok === "??" ? faceDown(null) : faceUp(tok));
+  const jack = jacks[sq];
+  if (jack) {
+    cell.dataset.jack = jack.seat;
+    const red = /[HD]/.test(jack.seat[1]);
+    if (jack.used) {
+      const tag = el("span", `su-tag${red ? " su-red" : ""}${jack.seat === state.you ? " su-you" : ""}`,
+        playerName(state, jack.seat));
+      tag.title = `${seatLabel(jack.seat, state)}: ${playerName(state, jack.seat)}`;
+      cell.append(tag);
+    } else {
+      cell.classList.add("su-unused");
+      const tag = el("span", "su-tag su-off");
+      tag.append(el("span", "su-long", "not in play"), el("span", "su-short", "unused"));
+      cell.append(tag);
+    }
+  }
+  if (sq === b.queen) cell.classList.add("su-queen");
+  if (b.winner && b.jacks[b.winner] === sq) cell.classList.add("su-winner");
+  const mine = region.has(sq);
+  if (mine) cell.classList.add("su-mine");
+  if (locked.has(sq)) {
+    cell.classList.add("su-locked");
+    cell.dataset.locked = "true";
+    const badge = el("span", "su-lock");
+    badge.title = "moved in another player's turn since your last turn: it cannot be your Jumper now";
+    badge.append(padlock());
+    cell.append(badge);
+  }
+  cell.dataset.label = cellLabel(state, sq, tok, { jack, mine, locked: locked.has(sq) });
+  cell.setAttribute("aria-label", cell.dataset.label);
+  return cell;
+}
+
+function markLast(b, cells) {
+  const last = b.last;
+  if (!last) return;
+  if (last.kind === "reveal") {
+    cells[last.square].classList.add("last-to", "su-revealed");
+  } else if (last.kind === "jump") {
+    cells[last.to].classList.add("last-to");
+    for (const sq of last.shifted) cells[sq].classList.add("su-shifted");
+  }
+}
+
+function statusLine(state) {
+  const b = state.view.board;
+  const line = el("p", "su-status");
+  line.setAttribute("aria-live", "polite");
+  const outcome = state.view.outcome;
+  let text;
+  if (outcome && b.winner) {
+    line.classList.add("su-final");
+    const who = playerName(state, b.winner);
+    text = who === "You"
+      ? `Your ${pretty(b.winner)} reached the Queen of Hearts: you win!`
+      : `${who === pretty(b.winner) ? "" : `${who}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
+    text = sentence(text);
+  } else if (outcome) {
+    line.classList.add("su-final");
+    text = `${sentence(outcome.reason)}.`;
+  } else if (state.view.log.length) {
+    text = `Last move: ${sentence(state.view.log[state.view.log.length - 1].text || "")}`;
+  } else {
+    line.classList.add("su-muted");
+    text = b.seats.includes(state.you)
+      ? `The Queen of Hearts waits at ${b.queen}. Turn up cards next to your Jack and jump toward her.`
+      : `The Queen of Hearts waits at ${b.queen}. Each Jack turns up cards and jumps toward her.`;
+  }
+  line.textContent = text;
+  ui.statusText = text;
+  line.dataset.kind = line.classList.contains("su-final") ? "final" : "info";
+  return line;
+}
+
+function legend(state) {
+  const box = el("div", "su-legend");
+  box.setAttribute("aria-hidden", "true");
+  const item = (cls, text) => {
+    const i = el("span", "su-key");
+    i.append(el("span", `su-swatch ${cls}`), el("span", "", text));
+    box.append(i);
+  };
+  item("su-sw-region", state.you && state.view.board.seats.includes(state.you) ? "your region" : "region of the player to move");
+  if (state.legal_moves.length) item("su-sw-act", "you may reveal or jump from");
+  item("su-sw-land", "lands here");
+  item("su-sw-lock", "moved since your last turn: not your Jumper");
+  return box;
+}
+
+// ---------------------------------------------------------------- choosing
+function setStatus(text, prompt) {
+  if (!ui.status) return;
+  ui.status.textContent = text;
+  ui.status.classList.toggle("su-prompt", !!prompt);
+}
+
+/** Light up what can be clicked now: reveals and Jumpers, or (with a Jumper
+ * chosen) its landing squares. */
+function applyChoice() {
+  const grid = ui.grid;
+  if (!grid || !ui.moves) return;
+  const { reveals, jumps } = ui.moves;
+  const sel = ui.selected;
+  const lands = sel ? jumps.get(sel) : null;
+  grid.classList.toggle("su-choosing", !!sel);
+  for (const cell of grid.querySelectorAll(".su-cell")) {
+    const sq = cell.dataset.square;
+    const tok = cell.dataset.card;
+    const what = tok === "??" ? "the face-down card" : `the ${pretty(tok)}`;
+    const isReveal = !sel && !ui.sent && reveals.has(sq);
+    const isJumper = !ui.sent && jumps.has(sq);
+    const isLand = !ui.sent && !!lands && lands.has(sq);
+    cell.classList.toggle("playable", isReveal || (isJumper && !sel) || isLand);
+    cell.classList.toggle("su-reveal", isReveal);
+    cell.classList.toggle("su-jumper", isJumper && sq !== sel);
+    cell.classList.toggle("su-selected", sq === sel);
+    cell.classList.toggle("su-land", isLand);
+    let label = "";
+    if (isLand) label = `jump from ${sel} to ${sq}, landing where ${what} is`;
+    else if (sq === sel) label = `cancel the jump of ${what} at ${sq}`;
+    else if (isJumper) label = `jump with ${what} at ${sq}`;
+    else if (isReveal) label = `turn up the face-down card at ${sq}`;
+    if (label) {
+      cell.classList.add("su-act");
+      cell.tabIndex = 0;
+      cell.setAttribute("role", "button");
+      cell.setAttribute("aria-label", label);
+    } else {
+      cell.classList.remove("su-act");
+      cell.removeAttribute("tabindex");
+      cell.setAttribute("role", "gridcell");
+      cell.setAttribute("aria-label", cell.dataset.label);
+    }
+  }
+  if (sel) {
+    const tok = grid.querySelector(`.su-cell[data-square="${sel}"]`).dataset.card;
+    setStatus(`Jump with the ${pretty(tok)} at ${sel}: click a lit square to land on (the cards it jumps shift one`
+      + " square back). Esc or a click elsewhere cancels.", true);
+  } else {
+    setStatus(ui.statusText, false);
+  }
+}
+
+function select(sq) {
+  ui.selected = sq;
+  applyChoice();
+}
+
+function send(move) {
+  ui.selected = null;
+  ui.sent = true;
+  applyChoice();
+  ui.play(move);
+  // If the move is refused (an error toast), let the player try again.
+  const key = ui.key;
+  setTimeout(() => {
+    if (ui.key === key && ui.sent) { ui.sent = false; applyChoice(); }
+  }, 1500);
+}
+
+function onCell(sq) {
+  const m = ui.moves;
+  if (!m || ui.sent) return;
+  if (ui.selected) {
+    const lands = m.jumps.get(ui.selected);
+    if (lands && lands.has(sq)) send(lands.get(sq));
+    else if (sq !== ui.selected && m.jumps.has(sq)) select(sq);
+    else select(null);
+    return;
+  }
+  if (m.jumps.has(sq)) select(sq);
+  else if (m.reveals.has(sq)) send(`reveal ${sq}`);
+}
+
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && ui.selected) {
+    const sel = ui.selected;
+    select(null);
+    const cell = ui.grid && ui.grid.querySelector(`.su-cell[data-square="${sel}"]`);
+    if (cell && cell.classList.contains("su-act")) cell.focus({ preventScroll: true });
+  }
+});
+document.addEventListener("click", (e) => {
+  if (!ui.selected) return;
+  const t = e.target;
+  if (t instanceof Element && t.closest(".su-cell.su-act")) return;
+  select(null);
+});
+
+// ---------------------------------------------------------------- animation
+/** The card turns over: its back shows, turns edge-on, and its face comes round. */
+function flip(cell) {
+  const up = cell.querySelector(".card");
+  if (!up) return;
+  const back = faceDown(null);
+  up.replaceWith(back);
+  back.animate([{ transform: "rotateY(0deg)" }, { transform: "rotateY(90deg)" }],
+    { duration: 170, easing: "ease-in" }).onfinish = () => {
+    if (!back.isConnected) return;
+    back.replaceWith(up);
+    up.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0deg)" }], { duration: 170, easing: "ease-out" });
+  };
+}
+
+function animateTurn(state, ctx, cells, oldRects) {
+  const b = state.view.board;
+  const prev = ctx.prev;
+  const prevB = prev && prev.view && prev.view.board;
+  const key = `${state.room}|${state.view.deal}|${state.version}|${b.turns}`;
+  if (!b.last || !prevB || ui.animated === key) return;
+  if (prev.room !== state.room || prev.view.deal !== state.view.deal || prevB.turns + 1 !== b.turns) return;
+  ui.animated = key;
+  if (reduceMotion()) return;
+  if (b.last.kind === "reveal") {
+    flip(cells[b.last.square]);
+  } else if (b.last.kind === "jump") {
+    // The Jumper lands on the last square; each jumped card shifts one
+    // square back, from jumped[i] to shifted[i].
+    const paths = [[b.last.from, b.last.to], ...b.last.jumped.map((sq, i) => [sq, b.last.shifted[i]])];
+    for (const [from, to] of paths) {
+      const rect = oldRects[from];
+      const card = cells[to] && cells[to].querySelector(".card");
+      if (rect && card) slide(card, { getBoundingClientRect: () => rect });
+    }
+  }
+}
+
+// ---------------------------------------------------------------- render
+export function render(container, state, ctx) {
+  const b = state.view.board;
+  const key = `${state.room}|${state.view.deal}|${state.version}`;
+  if (key !== ui.key) { ui.selected = null; ui.sent = false; }
+  ui.key = key;
+  ui.play = ctx.play;
+  ui.state = state;
+  ui.moves = sortMoves(state.legal_moves);
+  if (ui.selected && !ui.moves.jumps.has(ui.selected)) ui.selected = null;
+
+  const focused = container.contains(document.activeElement) && document.activeElement.dataset
+    ? document.activeElement.dataset.square : null;
+  const oldRects = {};
+  container.querySelectorAll(".su-cell").forEach((c) => { oldRects[c.dataset.square] = c.getBoundingClientRect(); });
+
+  const status = statusLine(state);
+  const grid = el("div", `board w${b.width} su-board`);
+  grid.setAttribute("role", "grid");
+  grid.setAttribute("aria-label", `the ${b.width}×${b.height} layout`);
+  grid.dataset.turns = String(b.turns);
+  grid.dataset.turn = b.turn || "";
+  const jacks = jackAt(b);
+  const region = regionOf(state);
+  const locked = new Set(b.locked);
+  const cells = {};
+  b.cells.forEach((tok, i) => {
+    const sq = squareOf(i, b.width);
+    const cell = drawCell(state, tok, sq, jacks, region, locked);
+    cell.addEventListener("click", () => onCell(sq));
+    cell.addEventListener("keydown", (e) => {
+      if ((e.key === "Enter" || e.key === " ") && cell.classList.contains("su-act")) {
+        e.preventDefault();
+        onCell(sq);
+      }
+    });
+    cells[sq] = cell;
+    grid.append(cell);
+  });
+  markLast(b, cells);
+  const wrap = el("div", `su-wrap su-w${b.width}`);
+  wrap.append(status, grid);
+  container.replaceChildren(wrap);
+  ui.grid = grid;
+  ui.status = status;
+  applyChoice();
+  if (ctx.extra) ctx.extra.replaceChildren(legend(state));
+  animateTurn(state, ctx, cells, oldRects);
+
+  if (focused) {
+    const again = cells[focused];
+    const target = again && again.classList.contains("su-act") ? again : grid.querySelector(".su-act");
+    if (target) target.focus({ preventScroll: true });
+  }
+}

@@ -1,0 +1,259 @@
+"""Suitors in real browsers: three players share a room link and play a game to
+its end by clicking the cards the board lights up (a face-down card to turn
+it up; a Jumper, then the square it lands on). The engine, replaying the same
+moves, is the oracle: before every turn the lit cards are exactly the legal
+moves, and after it every page shows that seat's view (cells, region, locks).
+Phone-sized pages and the Big board are checked for sideways scrolling.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from browserkit import create_room, lit, press, settled_shot, sit, version, wait_version
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from engine.match import Match
+from engine.registry import get_game
+from engine.suitors import SuitorsState
+
+GAME = get_game("suitors")
+NAMES = {"JS": "Ann", "JH": "Ben", "JC": "Cat", "JD": "Dan"}
+
+SNAPSHOT_JS = """() => [...document.querySelectorAll('#board .su-cell')].map(c => c.dataset.card)"""
+
+
+def _start(seed: int, options: dict[str, Any]) -> SuitorsState:
+    """The deal a room with this seed starts with (the server deals the same)."""
+    state: SuitorsState = Match.new("suitors", GAME.check_options(options), seed).state
+    return state
+
+
+def _cell(page: Page, sq: str) -> Any:
+    return page.locator(f'#board .su-cell[data-square="{sq}"]')
+
+
+def _table(browser: Browser, url: str, seats: tuple[str, ...], width: int,
+           ) -> tuple[list[BrowserContext], dict[str, Page], list[str]]:
+    """One browser context per seat, each seated by clicking; also the list
+    that collects the pages' script errors (checked empty at the end)."""
+    mobile = width < 500
+    ctxs = [browser.new_context(viewport={"width": width, "height": 760 if mobile else 900},
+                                has_touch=mobile, is_mobile=mobile) for _ in seats]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(seats, ctxs, strict=True)}
+    errors: list[str] = []
+    for seat, page in pages.items():
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        sit(page, url, NAMES[seat], seat)
+    for page in pages.values():
+        expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    return ctxs, pages, errors
+
+
+def _split(legal: tuple[str, ...]) -> tuple[list[str], dict[str, list[str]]]:
+    """Squares to reveal, and jumps as Jumper square → landing squares."""
+    reveals = sorted(m[7:] for m in legal if m.startswith("reveal "))
+    jumps: dict[str, list[str]] = {}
+    for m in legal:
+        if "-" in m:
+            a, b = m.split("-")
+            jumps.setdefault(a, []).append(b)
+    return reveals, {a: sorted(bs) for a, bs in jumps.items()}
+
+
+def _dist(a: str, b: str) -> int:
+    return abs(ord(a[0]) - ord(b[0])) + abs(int(a[1:]) - int(b[1:]))
+
+
+def _choose(state: SuitorsState) -> str:
+    """The mover's jump that brings its Jack nearest the Queen, if one brings
+    it nearer; else its reveal nearest the Queen and its Jack; else its
+    first other move (the engine plays each jump to see where the Jack ends)."""
+    seat = state.mover
+    view = GAME.view(state, seat)
+    queen, jack = view["queen"], view["jacks"][seat]
+
+    def rank(move: str) -> tuple[int, int, str]:
+        if move.startswith("reveal "):
+            return 1, _dist(move[7:], queen) + _dist(move[7:], jack), move
+        if move == "pass":
+            return 3, 0, move
+        after = _dist(GAME.view(GAME.apply(state, seat, move), seat)["jacks"][seat], queen)
+        return (0 if after < _dist(jack, queen) else 2), after, move
+
+    return min(GAME.legal_moves(state, seat), key=rank)
+
+
+def _check_views(pages: dict[str, Page], state: SuitorsState) -> None:
+    """Every page shows its seat's view: the cells, its region shaded, its
+    locked cards marked, and nothing lit on a page whose seat is not awaited."""
+    for seat, page in pages.items():
+        view = GAME.view(state, seat)
+        assert page.evaluate(SNAPSHOT_JS) == view["cells"]
+        assert lit(page, ".su-mine") == sorted(view["connected"][seat])
+        assert lit(page, ".su-locked") == sorted(view["locked"])
+        if state.over or seat != state.mover:
+            assert lit(page, ".su-act") == []
+
+
+def _play_turn(pages: dict[str, Page], state: SuitorsState, move: str, *, keyboard: bool = False,
+               cancel_first: bool = False) -> SuitorsState:
+    """Play ``move`` for the seat on turn by clicking (or with the keyboard),
+    after checking that the board lights up exactly the legal moves; then
+    check every page against the engine's next position. Returns it."""
+    seat = state.mover
+    page = pages[seat]
+    reveals, jumps = _split(GAME.legal_moves(state, seat))
+    assert lit(page, ".su-reveal") == reveals
+    assert lit(page, ".su-jumper") == sorted(jumps)
+    v = version(page)
+
+    def click(sq: str) -> None:
+        press(page, _cell(page, sq), keyboard=keyboard)
+
+    if move == "pass":
+        page.click("#pass-btn")
+    elif move.startswith("reveal "):
+        click(move[7:])
+    else:
+        start, end = move.split("-")
+        if cancel_first:
+            # Choose the Jumper and change your mind: Escape, then a click on
+            # a card that is not lit, put the Jumpers back.
+            click(start)
+            assert lit(page, ".su-land") == jumps[start]
+            page.keyboard.press("Escape")
+            assert lit(page, ".su-land") == []
+            assert lit(page, ".su-jumper") == sorted(jumps)
+            click(start)
+            page.locator("#board .su-cell.su-queen").click()
+            assert lit(page, ".su-selected") == []
+        click(start)
+        expect(_cell(page, start)).to_have_class(re.compile(r"\bsu-selected\b"))
+        assert lit(page, ".su-land") == jumps[start]
+        expect(page.locator(".su-status")).to_contain_text(f"at {start}: click a lit square")
+        click(end)
+    state = GAME.apply(state, seat, move)
+    for pg in pages.values():
+        wait_version(pg, v + 1)
+        assert version(pg) == v + 1
+    _check_views(pages, state)
+    return state
+
+
+def test_three_players_play_to_the_queen(server: str, browser: Browser, artifacts: Path) -> None:
+    seed = 81  # a game of 29 turns with 9 jumps, won by J♥, under _choose
+    url = create_room(server, "suitors", {"seed": seed, "players": 3})
+    seats = ("JS", "JH", "JC")
+    ctxs, pages, errors = _table(browser, url, seats, 1100)
+    state = _start(seed, {"players": 3})
+    _check_views(pages, state)
+    ann = pages["JS"]
+    expect(ann.locator('#board .su-cell[data-square="e3"]')).to_have_attribute("data-card", "QH")
+    expect(ann.locator('#board .su-cell[data-jack="JS"] .su-tag')).to_have_text("You")
+    expect(ann.locator('#board .su-cell[data-jack="JH"] .su-tag')).to_have_text("Ben")
+    unused = ann.locator('#board .su-cell.su-unused[data-jack="JD"] .su-tag .su-long')
+    expect(unused).to_have_text("not in play")
+    expect(ann.locator('.seat-row[data-seat="JS"] .seat-label')).to_have_text("J♠ (a1)")
+    expect(ann.locator("#banner")).to_contain_text(
+        "Turn up a lit face-down card. Your J♠ wins by ending a jump next to the Queen.")
+    expect(ann.locator("#scores")).to_contain_text("Jeff Wofford")
+    settled_shot(ann, artifacts / "suitors-start.png")
+
+    turns = jumps = 0
+    seen_lock = False
+    while not state.over:
+        move = _choose(state)
+        jump = "-" in move
+        mover = pages[state.mover]
+        if jump and jumps == 2:
+            # A picture of a chosen Jumper and its landing squares.
+            mover.click(f'#board .su-cell[data-square="{move.split("-")[0]}"]')
+            settled_shot(mover, artifacts / "suitors-jumper-chosen.png")
+            mover.keyboard.press("Escape")
+        state = _play_turn(pages, state, move, keyboard=turns == 1, cancel_first=jump and jumps == 0)
+        turns += 1
+        jumps += jump
+        seen_lock = seen_lock or any(GAME.view(state, s)["locked"] for s in seats)
+        if seen_lock and jump and jumps == 6:
+            settled_shot(pages[state.mover], artifacts / "suitors-mid.png")
+        assert turns < 60
+    assert jumps >= 5 and seen_lock
+
+    # The end: every page names the winner, in the board's line, the banner and the result.
+    assert state.winner == "JH"
+    for seat, page in pages.items():
+        expect(page.locator("#room")).to_have_attribute("data-phase", "match_over")
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#result")).to_contain_text("J♥ reached the Queen of Hearts")
+        who = "You (J♥) win the match" if seat == "JH" else "Ben (J♥) wins the match"
+        expect(page.locator("#banner")).to_contain_text(who)
+        line = "Your J♥ reached the Queen of Hearts: you win!" if seat == "JH" else \
+            "Ben's J♥ reached the Queen of Hearts: Ben wins."
+        expect(page.locator(".su-status")).to_have_text(line)
+        expect(page.locator("#board .su-cell.su-winner")).to_have_attribute("data-jack", "JH")
+    settled_shot(pages["JS"], artifacts / "suitors-end.png", full_page=True)
+    assert errors == []
+    for ctx in ctxs:
+        ctx.close()
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page scrolls sideways: {width}"  # type: ignore[index]
+
+
+def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifacts: Path) -> None:
+    seed = 3
+    url = create_room(server, "suitors", {"seed": seed})
+    ctxs, pages, errors = _table(browser, url, ("JS", "JC"), 360)
+    state = _start(seed, {})
+    kinds: set[str] = set()
+    while not {"reveal", "jump"} <= kinds and not state.over:
+        move = _choose(state)
+        page = pages[state.mover]
+        v = version(page)
+        if "-" in move:
+            page.locator(f'#board .su-cell[data-square="{move.split("-")[0]}"]').tap()
+            assert lit(page, ".su-land")
+            page.locator(f'#board .su-cell[data-square="{move.split("-")[1]}"]').tap()
+            kinds.add("jump")
+        else:
+            assert move.startswith("reveal ")
+            page.locator(f'#board .su-cell[data-square="{move[7:]}"]').tap()
+            kinds.add("reveal")
+        state = GAME.apply(state, state.mover, move)
+        for pg in pages.values():
+            wait_version(pg, v + 1)
+        _check_views(pages, state)
+    for page in pages.values():
+        _no_sideways_scroll(page)
+    settled_shot(pages["JS"], artifacts / "suitors-phone.png", full_page=True)
+    assert errors == []
+    for ctx in ctxs:
+        ctx.close()
+
+
+def test_the_big_board_fits_a_phone_and_a_desktop(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "suitors", {"seed": 8, "players": 4, "variant": "big"})
+    ctxs, pages, errors = _table(browser, url, ("JS", "JH", "JC", "JD"), 360)
+    state = _start(8, {"players": 4, "variant": "big"})
+    _check_views(pages, state)
+    ann = pages["JS"]
+    expect(ann.locator('#board .su-cell[data-square="f5"]')).to_have_attribute("data-card", "QH")
+    expect(ann.locator("#board .su-cell.su-jack, #board .su-cell[data-jack]")).to_have_count(4)
+    _no_sideways_scroll(ann)
+    settled_shot(ann, artifacts / "suitors-big-phone.png", full_page=True)
+    desk = browser.new_context(viewport={"width": 1100, "height": 900})
+    watcher = desk.new_page()
+    watcher.goto(url)
+    wait_version(watcher, version(ann))
+    assert watcher.evaluate(SNAPSHOT_JS) == GAME.view(state, None)["cells"]
+    expect(watcher.locator("#banner")).to_contain_text("Ann (J♠ (a1)) to move")
+    _no_sideways_scroll(watcher)
+    settled_shot(watcher, artifacts / "suitors-big-desktop.png")
+    assert errors == []
+    for ctx in [*ctxs, desk]:
+        ctx.close()
