@@ -23,6 +23,18 @@ GAME = get_game("suitors")
 NAMES = {"JS": "Ann", "JH": "Ben", "JC": "Cat", "JD": "Dan"}
 
 SNAPSHOT_JS = """() => [...document.querySelectorAll('#board .su-cell')].map(c => c.dataset.card)"""
+# Every animation a page starts, by the square of the card it moves (read and
+# cleared with TAKE_ANIMATED_JS).
+COUNT_ANIMATIONS_JS = """
+window.__animated = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  const cell = this.closest && this.closest('.su-cell');
+  if (cell) window.__animated.push(cell.dataset.square);
+  return animate.apply(this, args);
+};
+"""
+TAKE_ANIMATED_JS = "() => [...new Set(window.__animated.splice(0))].sort()"
 
 
 def _start(seed: int, options: dict[str, Any]) -> SuitorsState:
@@ -45,6 +57,7 @@ def _table(browser: Browser, url: str, seats: tuple[str, ...], width: int,
     pages = {seat: ctx.new_page() for seat, ctx in zip(seats, ctxs, strict=True)}
     errors: list[str] = []
     for seat, page in pages.items():
+        page.add_init_script(COUNT_ANIMATIONS_JS)
         page.on("pageerror", lambda e: errors.append(str(e)))
         sit(page, url, NAMES[seat], seat)
     for page in pages.values():
@@ -109,6 +122,8 @@ def _play_turn(pages: dict[str, Page], state: SuitorsState, move: str, *, keyboa
     assert lit(page, ".su-reveal") == reveals
     assert lit(page, ".su-jumper") == sorted(jumps)
     v = version(page)
+    for pg in pages.values():
+        pg.evaluate(TAKE_ANIMATED_JS)
 
     def click(sq: str) -> None:
         press(page, _cell(page, sq), keyboard=keyboard)
@@ -135,11 +150,19 @@ def _play_turn(pages: dict[str, Page], state: SuitorsState, move: str, *, keyboa
         assert lit(page, ".su-land") == jumps[start]
         expect(page.locator(".su-status")).to_contain_text(f"at {start}: click a lit square")
         click(end)
+    before = state
     state = GAME.apply(state, seat, move)
     for pg in pages.values():
         wait_version(pg, v + 1)
         assert version(pg) == v + 1
     _check_views(pages, state)
+    # Every page animates the move: a reveal flips its card; a jump slides
+    # the Jumper and each jumped card (every square of the jump's line).
+    step = before.board.parse.get(move)
+    moved = [] if step is None else sorted(before.board.names[sq] for sq in step.line)
+    for pg in pages.values():
+        pg.wait_for_function("() => document.getAnimations().length === 0")
+        assert pg.evaluate(TAKE_ANIMATED_JS) == moved, move
     return state
 
 
