@@ -55,6 +55,7 @@ import pytest
 from fastapi.testclient import TestClient
 from roomtest import Peer, connect, new_room
 
+from app.protocol import RATE_FRAMES
 from app.rooms import Room
 from engine.cards import derive_seed
 from engine.suitors import Suitors, SuitorsState
@@ -144,6 +145,7 @@ class Conn:
     peer: Peer
     texts: list[str] = field(default_factory=list)
     frames: list[dict[str, Any]] = field(default_factory=list)
+    sent: int = 0
 
     def __post_init__(self) -> None:
         self._keep()
@@ -151,6 +153,14 @@ class Conn:
     def _keep(self) -> None:
         self.texts.append(self.peer.texts[-1])
         self.frames.append(json.loads(self.texts[-1]))
+
+    def send(self, **frame: Any) -> None:
+        self.sent += 1
+        self.peer.send(**frame)
+
+    def send_text(self, text: str) -> None:
+        self.sent += 1
+        self.peer.send_text(text)
 
     def recv(self) -> dict[str, Any]:
         # Straight from the socket: the frames' shapes are checked by the other
@@ -225,7 +235,7 @@ class Table:
         self.by_seat: dict[str, Conn] = {}
         for seat in self.seats:
             conn = self.open()
-            conn.peer.send(type="join", seat=seat, name=f"Player {seat}")
+            conn.send(type="join", seat=seat, name=f"Player {seat}")
             joined = conn.recv()
             assert joined["type"] == "joined" and joined["seat"] == seat, joined
             self.tokens[seat] = joined["token"]
@@ -277,9 +287,11 @@ class Table:
             if self.rng.random() < provoke:
                 self.rng.choice(PROVOCATIONS)(self)
             seat = self.now["to_move"][0]
+            if self.by_seat[seat].sent >= RATE_FRAMES // 2:
+                resume_elsewhere(self, seat)  # a fresh connection, clear of the rate limit
             conn = self.by_seat[seat]
             move = choose(conn.last, self.rng)
-            conn.peer.send(type="move", move=move, version=conn.last["version"])
+            conn.send(type="move", move=move, version=conn.last["version"])
             self.broadcast()
 
     def after_match(self) -> None:
@@ -287,11 +299,11 @@ class Table:
         assert self.now["phase"] == "match_over"
         conn = self.by_seat[self.rng.choice(self.seats)]
         v = conn.last["version"]
-        conn.peer.send(type="move", move="pass", version=v)
+        conn.send(type="move", move="pass", version=v)
         conn.expect("not_playing", "state")
-        conn.peer.send(type="next_deal", version=v)
+        conn.send(type="next_deal", version=v)
         conn.expect("not_playing", "state")
-        conn.peer.send(type="rematch", version=v)
+        conn.send(type="rematch", version=v)
         self.broadcast()
         assert self.now["phase"] == "playing"
 
@@ -494,7 +506,7 @@ def _squares(board: dict[str, Any], face_down: bool) -> list[str]:
 
 
 def _refused(conn: Conn, code: str | None = None, **frame: Any) -> None:
-    conn.peer.send(**frame)
+    conn.send(**frame)
     got = conn.recv()
     assert got["type"] == "error" and got["code"] == (code or got["code"]), got
     conn.state()
@@ -556,12 +568,15 @@ def needless_pass(t: Table) -> None:
 
 def spectator_tries(t: Table) -> None:
     """The spectator moves, takes a taken seat, resumes a bad token, sends bad JSON."""
+    if t.spectator.sent >= RATE_FRAMES // 2:
+        old, t.spectator = t.spectator, t.open()
+        t.close(old)
     spec = t.spectator
     v = spec.last["version"]
     _refused(spec, "not_seated", type="move", move=_mover(t).last["legal_moves"][0], version=v)
     _refused(spec, "seat_taken", type="join", seat=t.rng.choice(t.seats), name="Eve")
     _refused(spec, "bad_token", type="resume", token="x" * 32)
-    spec.peer.send_text("{not json")
+    spec.send_text("{not json")
     spec.expect("bad_json")
 
 
@@ -575,13 +590,14 @@ def wrong_time(t: Table) -> None:
     _refused(conn, "not_playing", **frame)
 
 
-def resume_elsewhere(t: Table) -> None:
-    """A seat is taken back on a new connection: the old one is replaced
-    (then closed), the new one is told ``joined`` and sent the state."""
-    seat = t.rng.choice(t.seats)
+def resume_elsewhere(t: Table, seat: str | None = None) -> None:
+    """A seat (``seat``, else one at random) is taken back on a new
+    connection: the old one is replaced (then closed), the new one is told
+    ``joined`` and sent the state."""
+    seat = seat or t.rng.choice(t.seats)
     old = t.by_seat[seat]
     new = t.open()
-    new.peer.send(type="resume", token=t.tokens[seat])
+    new.send(type="resume", token=t.tokens[seat])
     old.expect("replaced", "state")
     new.expect("joined", "state")
     t.by_seat[seat] = new
@@ -596,7 +612,7 @@ def drop_and_resume(t: Table) -> None:
     t.close(old)
     t.broadcast()
     new = t.open()
-    new.peer.send(type="resume", token=t.tokens[seat])
+    new.send(type="resume", token=t.tokens[seat])
     new.expect("joined")
     t.by_seat[seat] = new
     t.broadcast()
