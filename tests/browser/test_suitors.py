@@ -239,13 +239,19 @@ def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifa
         page = pages[state.mover]
         v = version(page)
         if "-" in move:
-            page.locator(f'#board .su-cell[data-square="{move.split("-")[0]}"]').tap()
-            assert lit(page, ".su-land")
-            page.locator(f'#board .su-cell[data-square="{move.split("-")[1]}"]').tap()
+            start, end = move.split("-")
+            where = _cell(page, end).bounding_box()
+            _cell(page, start).tap()
+            assert end in lit(page, ".su-land")
+            # The prompt takes the status line's place: the cards stay put.
+            expect(page.locator(".su-status")).to_contain_text(f"at {start}: click a lit square")
+            assert _cell(page, end).bounding_box() == where
+            settled_shot(page, artifacts / "suitors-phone-jumper.png")
+            _cell(page, end).tap()
             kinds.add("jump")
         else:
             assert move.startswith("reveal ")
-            page.locator(f'#board .su-cell[data-square="{move[7:]}"]').tap()
+            _cell(page, move[7:]).tap()
             kinds.add("reveal")
         state = GAME.apply(state, state.mover, move)
         for pg in pages.values():

@@ -103,10 +103,13 @@ export function hint(state) {
   if (!state.legal_moves.length || !state.you) return "";
   const m = sortMoves(state.legal_moves);
   if (m.pass) return "You cannot reveal or jump: press Pass.";
-  const parts = [];
-  if (m.reveals.size) parts.push("turn up a lit face-down card");
-  if (m.jumps.size) parts.push("click a lit Jumper, then where it lands");
-  return `${sentence(parts.join(", or "))}. Your ${pretty(state.you)} wins by ending a jump next to the Queen.`;
+  const b = state.view.board;
+  const what = !m.jumps.size ? "Turn up a lit face-down card."
+    : !m.reveals.size ? "Click a lit Jumper, then where it lands."
+      : "Turn up a lit card, or click a lit Jumper and then where it lands.";
+  // The goal, once, in the first round.
+  const goal = b.turns < b.seats.length ? ` Your ${pretty(state.you)} wins by ending a jump next to the Queen.` : "";
+  return what + goal;
 }
 
 export function matchNote(state) {
@@ -284,8 +287,7 @@ function applyChoice() {
   }
   if (sel) {
     const tok = grid.querySelector(`.su-cell[data-square="${sel}"]`).dataset.card;
-    setStatus(`Jump with the ${pretty(tok)} at ${sel}: click a lit square to land on (the cards it jumps shift one`
-      + " square back). Esc or a click elsewhere cancels.", true);
+    setStatus(`Jumper ${pretty(tok)} at ${sel}: click a lit square to land on, or Esc to cancel.`, true);
   } else {
     setStatus(ui.statusText, false);
   }
