@@ -52,6 +52,8 @@ TWO_SEATS = ("red", "black")
 FOUR_SEATS = ("N", "E", "S", "W")
 SEAT_SUITS = {"red": "HD", "black": "SC", "N": "S", "E": "H", "S": "C", "W": "D"}
 FOUR_SIDES = (("N-S", ("N", "S")), ("E-W", ("E", "W")))
+SEAT_TITLE = {"red": "Red", "black": "Black", "N": "North", "E": "East", "S": "South", "W": "West"}
+SIDE_TITLE = {"N-S": "North–South", "E-W": "East–West", "red": "Red", "black": "Black"}
 PASS = "pass"
 
 
@@ -196,11 +198,12 @@ class _GetStuckBase(Game[GetStuckState]):
 
     def describe(self, state: GetStuckState, seat: str, move: str) -> str:
         if move == PASS:
-            return f"{seat} is stuck and turns the indicator face down"
+            return f"{SEAT_TITLE.get(seat, seat)} is stuck and turns the indicator face down"
         i = INDEX.get(move)
         if i is None:
             return move
-        return f"{seat} moves the {pretty(state.cells[i])} from {move} to {NAMES[state.gap]}"
+        who = SEAT_TITLE.get(seat, seat)
+        return f"{who} moves the {pretty(state.cells[i])} from {move} to {NAMES[state.gap]}"
 
     # ---- results --------------------------------------------------------------------
     def outcome(self, state: GetStuckState) -> Outcome | None:
@@ -240,11 +243,13 @@ class _GetStuckBase(Game[GetStuckState]):
                 ))
             scores.append(SideScore(side, seats, sum(ln.points for ln in lines), tuple(lines)))
         if self.four:
-            reason = f"{loser} are both stuck: both their indicators are face down"
+            reason = (f"{SIDE_TITLE[loser]} are both stuck, with both indicators face down:"
+                      f" {SIDE_TITLE[winner]} win the deal.")
         else:
-            reason = f"{loser.capitalize()} is stuck, so {winner.capitalize()} moved last"
+            lost, won = SIDE_TITLE[loser], SIDE_TITLE[winner]
+            reason = f"{lost} is stuck, so {won} moved last and wins the deal."
             if not any(c.islower() for c in state.cells):
-                reason = f"{loser.capitalize()} is stuck on the first move, so {winner.capitalize()} wins"
+                reason = f"{lost} is stuck on the first move, so {won} wins the deal."
         return Outcome((winner,), tuple(scores), reason)
 
     # ---- views and text -------------------------------------------------------------

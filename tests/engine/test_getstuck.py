@@ -252,7 +252,8 @@ def test_the_seed_scoring_example(stuck: str, winner: str, red: int, black: int)
     assert out is not None
     assert out.winners == (winner,)
     assert (out.points("red"), out.points("black")) == (red, black)
-    assert out.reason == f"{stuck.capitalize()} is stuck, so {winner.capitalize()} moved last"
+    expected = f"{stuck.capitalize()} is stuck, so {winner.capitalize()} moved last and wins the deal."
+    assert out.reason == expected
     for side in out.scores:
         assert sum(line.points for line in side.lines) == side.points
         assert side.lines[0].points == (52 if side.side == "red" else 53)
@@ -289,7 +290,7 @@ def test_a_player_stuck_on_the_very_first_move_loses_the_deal() -> None:
     assert TWO.to_move(s) == () and TWO.legal_moves(s, "red") == ()
     out = TWO.outcome(s)
     assert out is not None and out.winners == ("black",)
-    assert out.reason == "Red is stuck on the first move, so Black wins"
+    assert out.reason == "Red is stuck on the first move, so Black wins the deal."
     # Every card is face up: each side has numerals A to 9 twice and 6 courts.
     assert out.points("black") == 2 * 45 + 60
     assert out.points("red") == 2 * 45 - 60
@@ -400,7 +401,7 @@ def test_four_pass_only_when_stuck_and_the_indicator_goes_down() -> None:
     assert (passed.cells, passed.gap, passed.last) == (s.cells, s.gap, s.last)
     assert FOUR.to_move(passed) == ("E",)
     assert FOUR.view(passed, None)["indicators"]["N"] is False
-    assert FOUR.describe(s, "N", "pass") == "N is stuck and turns the indicator face down"
+    assert FOUR.describe(s, "N", "pass") == "North is stuck and turns the indicator face down"
     with pytest.raises(IllegalMove, match="you cannot pass while you have a legal move"):
         FOUR.apply(passed, "E", "pass")
     assert FOUR.legal_moves(passed, "E") == ("c3",)
@@ -435,7 +436,8 @@ def test_four_deal_ends_the_moment_one_partnership_has_both_indicators_down() ->
     assert FOUR.to_move(end) == () and FOUR.legal_moves(end, "W") == ()
     out = FOUR.outcome(end)
     assert out is not None and out.winners == ("E-W",)
-    assert out.reason == "N-S are both stuck: both their indicators are face down"
+    assert out.reason == ("North–South are both stuck, with both indicators face down:"
+                          " East–West win the deal.")
     with pytest.raises(IllegalMove, match="the deal is over"):
         FOUR.apply(end, "W", "e5")
     # E-W can lose the same way.
@@ -547,7 +549,7 @@ def test_illegal_move_messages() -> None:
             TWO.apply(s, "red", move)
     with pytest.raises(IllegalMove, match="you play spades and clubs"):
         TWO.apply(pos(TWO, grid, "black"), "black", "e4")
-    assert TWO.describe(s, "red", "e4") == "red moves the 5♥ from e4 to d4"
+    assert TWO.describe(s, "red", "e4") == "Red moves the 5♥ from e4 to d4"
 
 
 def test_applying_never_changes_the_old_state() -> None:
