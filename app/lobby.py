@@ -1,14 +1,18 @@
-"""The lobby: the games on offer, room creation and the idle-room sweep."""
+"""The lobby: the games on offer, room creation (with computer players if
+asked) and the idle-room sweep."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from app.bots import Bots, Thinker
+from app.protocol import DEFAULT_LEVEL
 from app.rooms import Room
 from app.settings import Settings
 from app.store import MemoryRoomStore, RoomStore
-from engine.base import SEED_OPTION
+from engine.base import SEED_OPTION, OptionError
 from engine.registry import get_game
 
 
@@ -17,11 +21,14 @@ class LobbyFull(Exception):
 
 
 class Lobby:
-    """The server's rooms (``store``) and the games on offer (``settings.games``)."""
+    """The server's rooms (``store``), the games on offer (``settings.games``)
+    and the computer players (``bots``, thinking with ``thinker`` if given)."""
 
-    def __init__(self, settings: Settings, store: RoomStore | None = None) -> None:
+    def __init__(self, settings: Settings, store: RoomStore | None = None,
+                 thinker: Thinker | None = None) -> None:
         self.settings = settings
         self.store: RoomStore = store if store is not None else MemoryRoomStore()
+        self.bots = Bots(settings, self.store, thinker)
 
     def games(self) -> list[dict[str, Any]]:
         """The games on offer, as ``GET /api/games`` lists them: ``id``,
@@ -45,10 +52,14 @@ class Lobby:
         """True if ``game_id`` is on offer here."""
         return game_id in self.settings.games
 
-    def create_room(self, game_id: str, raw_options: dict[str, Any]) -> Room:
-        """A new room, kept in the store. Raises ``KeyError`` for a game not on
-        offer, ``OptionError`` for a bad option, :class:`LobbyFull` beyond
-        ``max_rooms``."""
+    def create_room(self, game_id: str, raw_options: dict[str, Any],
+                    bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL) -> Room:
+        """A new room, kept in the store. ``bot_seats`` seats computer players
+        of ``bot_level`` at once: ``"others"`` (every seat but the first, which
+        is left for the creator), ``"all"`` or a list of seats.
+
+        Raises ``KeyError`` for a game not on offer, ``OptionError`` for a bad
+        option or seat, :class:`LobbyFull` beyond ``max_rooms``."""
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
         if len(self.store) >= self.settings.max_rooms:
@@ -57,7 +68,11 @@ class Lobby:
         room = Room.create(game_id, raw_options)
         while self.store.get(room.id) is not None:  # pragma: no cover - 96 random bits
             room = Room.create(game_id, raw_options)
+        room.handover_seconds = self.settings.handover_seconds
+        if bot_seats is not None:
+            room.seat_computers(_bot_seats(room, bot_seats), bot_level)
         self.store.add(room)
+        self.bots.poke(room)
         return room
 
     async def sweep(self, now: float | None = None) -> list[str]:
@@ -73,8 +88,17 @@ class Lobby:
             async with room.lock:
                 if room.connections or room.idle_since is None or now - room.idle_since < limit:
                     continue
-                room.closed = True
-                self.store.remove(room_id)
+                self.bots.free(room)
                 freed.append(room_id)
         return freed
 
+
+def _bot_seats(room: Room, seats: str | Sequence[str]) -> list[str]:
+    """The seats ``"others"``, ``"all"`` or a list stand for in ``room``."""
+    if seats == "others":
+        return list(room.seats[1:])
+    if seats == "all":
+        return list(room.seats)
+    if isinstance(seats, str):
+        raise OptionError(f"bots.seats must be 'others', 'all' or a list of seats, not {seats[:20]!r}")
+    return list(seats)

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -19,10 +19,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.bots import Thinker
 from app.lobby import Lobby, LobbyFull
+from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, check_level
 from app.settings import Settings, get_settings
 from app.store import RoomStore
 from app.ws import serve
@@ -33,25 +35,48 @@ TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 
 
+class BotSeats(BaseModel):
+    """Computer players to seat as the room is created (an addition to the
+    contract, ``docs/protocol.md``): their ``level`` and their ``seats``,
+    ``"others"`` (every seat but the first, left for the creator), ``"all"``
+    or a list of seats."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    level: str = DEFAULT_LEVEL
+    seats: Literal["others", "all"] | list[str] = "others"
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        return check_level(value)
+
+
 class CreateRoom(BaseModel):
     """The body of ``POST /api/rooms``."""
 
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
+    bots: BotSeats | None = None
 
 
 class CreatedRoom(BaseModel):
-    """The answer to ``POST /api/rooms``: the room id and its page."""
+    """The answer to ``POST /api/rooms``: the room id and its page; with
+    ``bots``, also ``seat``, the first seat left free for the creator (absent
+    when computer players took every seat)."""
 
     room: str
     url: str
+    seat: str | None = None
 
 
-def create_app(settings: Settings | None = None, store: RoomStore | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, store: RoomStore | None = None,
+               thinker: Thinker | None = None) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
-    rooms in ``store`` (in memory by default)."""
+    rooms in ``store`` (in memory by default), its computer players thinking
+    with ``thinker`` (by default as ``settings`` say)."""
     settings = settings if settings is not None else get_settings()
-    lobby = Lobby(settings, store)
+    lobby = Lobby(settings, store, thinker)
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
     @contextlib.asynccontextmanager
@@ -63,6 +88,7 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await lobby.bots.close()
 
     app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.lobby = lobby
@@ -101,22 +127,27 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None)
     async def games() -> list[dict[str, Any]]:
         return lobby.games()
 
-    @app.post("/api/rooms", status_code=201, response_model=CreatedRoom)
+    @app.post("/api/rooms", status_code=201, response_model=CreatedRoom, response_model_exclude_none=True)
     async def create_room(body: CreateRoom) -> CreatedRoom | JSONResponse:
+        bots = body.bots
         try:
-            room = lobby.create_room(body.game, body.options)
+            room = lobby.create_room(body.game, body.options, bots.seats if bots else None,
+                                     bots.level if bots else DEFAULT_LEVEL)
         except KeyError as exc:
             return JSONResponse({"detail": str(exc.args[0])}, status_code=422)
         except OptionError as exc:
             return JSONResponse({"detail": str(exc)}, status_code=422)
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
-        return CreatedRoom(room=room.id, url=f"/r/{room.id}")
+        free = room.free_seats()
+        seat = free[0] if bots is not None and free else None
+        return CreatedRoom(room=room.id, url=f"/r/{room.id}", seat=seat)
 
     # ---- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index(request: Request) -> Response:
-        return page(request, "index.html", {"games": lobby.games()})
+        return page(request, "index.html", {"games": lobby.games(), "levels": BOT_LEVELS,
+                                            "default_level": DEFAULT_LEVEL})
 
     @app.get("/r/{room_id}", response_class=HTMLResponse, include_in_schema=False)
     async def room_page(request: Request, room_id: str) -> Response:

@@ -26,6 +26,13 @@ RATE_SECONDS = 10.0
 NAME_MAX = 32
 """The longest player name, in characters, after cleaning."""
 
+BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "strong")
+"""The levels of computer players, weakest first (the same as
+``engine.bots.LEVELS``, which a test checks)."""
+
+DEFAULT_LEVEL = "medium"
+"""The level of a computer player when ``add_bot`` (or room creation) names none."""
+
 ErrorCode = Literal[
     "rate_limited",
     "too_large",
@@ -138,12 +145,25 @@ class LeaveFrame(_ClientFrame):
     type: Literal["leave"]
 
 
+def check_level(value: str) -> str:
+    """``value`` if it is one of :data:`BOT_LEVELS`, else ``ValueError``."""
+    if value not in BOT_LEVELS:
+        raise ValueError(f"the level must be one of {', '.join(BOT_LEVELS)}, not {_short(value)}")
+    return value
+
+
 class AddBotFrame(_ClientFrame):
-    """Seat a computer player at ``seat``, of an optional ``level``."""
+    """Seat a computer player at ``seat``, of an optional ``level`` (one of
+    :data:`BOT_LEVELS`; missing or null: :data:`DEFAULT_LEVEL`)."""
 
     type: Literal["add_bot"]
     seat: str
     level: str | None = None
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, value: str | None) -> str | None:
+        return None if value is None else check_level(value)
 
 
 class RemoveBotFrame(_ClientFrame):
@@ -235,14 +255,30 @@ class _ServerModel(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+def _absent(value: Any) -> bool:
+    return value is None or value is False
+
+
 class SeatView(_ServerModel):
-    """One seat at the table: its holder's name (``"computer"`` for a computer
-    player), kind, and whether the holder is connected. All null/false when free."""
+    """One seat at the table: its holder's name (``"Computer (strong)"`` for a
+    computer player), kind, and whether the holder is connected. All
+    null/false when free.
+
+    Three keys appear only when they apply (so a seat of a person at the table
+    is exactly ``{seat, name, kind, connected}``): ``level`` for a computer
+    player; ``stand_in_for``, the name of the absent person a computer player
+    is holding the seat for (they get it back when they resume); and
+    ``handover: true`` on a person's seat that has been disconnected for
+    longer than the handover time in the middle of a deal, which a seated
+    player may hand to a computer player with ``add_bot``."""
 
     seat: str
     name: str | None
     kind: Literal["human", "computer"] | None
     connected: bool
+    level: str | None = Field(default=None, exclude_if=_absent)
+    stand_in_for: str | None = Field(default=None, exclude_if=_absent)
+    handover: bool = Field(default=False, exclude_if=_absent)
 
 
 class SideView(_ServerModel):

@@ -15,6 +15,11 @@ Phase (``docs/protocol.md``): ``match_over`` once the match has ended, else
 ``waiting`` while a seat is free, else ``deal_over`` between deals, else
 ``playing``. The first deal is dealt at creation and starts when the last seat
 is taken.
+
+Computer players (:meth:`Room.add_bot`) hold seats like people do. The room
+only records them; :mod:`app.bots` makes them think and act, through
+:meth:`Room.computer_move` and :meth:`Room.computer_continue`, which run the
+same checks as a person's ``move``, ``next_deal`` and ``rematch``.
 """
 
 from __future__ import annotations
@@ -69,18 +74,40 @@ class Connection(Protocol):
 class Holder:
     """Who holds a seat: ``name``; ``token`` (the secret that resumes the seat,
     ``None`` for a computer player); ``kind`` ``"human"`` or ``"computer"``;
-    ``connection`` while a human is connected. A computer player is driven by
-    a background task, not a connection, and always counts as connected."""
+    ``connection`` while a human is connected; ``level``, the level of the
+    computer player that plays the seat: always set for a computer, and set
+    for a human while a computer stands in for them (issue 6: a seat handed
+    over after its holder was away too long); ``away_since``, the monotonic
+    time since when a human has been disconnected (``None`` while connected).
+    A computer player is driven by :mod:`app.bots`, not a connection, and
+    always counts as connected."""
 
     name: str
     token: str | None
     kind: Kind = "human"
     connection: Connection | None = None
+    level: str | None = None
+    away_since: float | None = None
 
     @property
     def connected(self) -> bool:
         """True while a human holder has a connection, always for a computer."""
         return self.kind == "computer" or self.connection is not None
+
+    @property
+    def computer_plays(self) -> bool:
+        """True while a computer player makes this seat's moves."""
+        return self.level is not None
+
+    @property
+    def stand_in(self) -> bool:
+        """True while a computer player holds a human's seat for them."""
+        return self.kind == "human" and self.level is not None
+
+
+def computer_name(level: str) -> str:
+    """How a computer player of ``level`` is shown: ``"Computer (strong)"``."""
+    return f"Computer ({level})"
 
 
 def check_room_options(game: Game, raw: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
@@ -113,7 +140,9 @@ class Room:
     ``deal_started`` (the version at which the current deal was dealt);
     ``rematches`` (how many rematches so far); ``connections``; ``lock``;
     ``idle_since`` (monotonic time since when no connection is open, or
-    ``None``); ``closed`` (set once the room is freed).
+    ``None``); ``closed`` (set once the room is freed); ``handover_seconds``
+    (how long a human must have been away, mid-deal, before their seat may be
+    handed to a computer player; ``Settings.handover_seconds``).
     """
 
     def __init__(
@@ -144,6 +173,7 @@ class Room:
         self.idle_since: float | None = time.monotonic() if now is None else now
         self.closed = False
         self.log: list[LogEntry] = []
+        self.handover_seconds = 120.0
 
     @staticmethod
     def create(game_id: str, raw_options: dict[str, Any], *, room_id: str | None = None) -> Room:
@@ -170,6 +200,35 @@ class Room:
     def free_seats(self) -> list[str]:
         """The free seats, in seat order."""
         return [s for s in self.seats if s not in self.holders]
+
+    @property
+    def watched(self) -> bool:
+        """True while any connection (seated or spectator) is open."""
+        return bool(self.connections)
+
+    @property
+    def computer_only(self) -> bool:
+        """True when every seat is held by a computer player (and no absent
+        human has a claim on any of them)."""
+        return len(self.holders) == len(self.seats) and all(
+            h.kind == "computer" for h in self.holders.values())
+
+    def computer_plays(self, seat: str) -> bool:
+        """True if a computer player makes ``seat``'s moves now."""
+        holder = self.holders.get(seat)
+        return holder is not None and holder.computer_plays
+
+    def may_hand_over(self, seat: str, now: float | None = None) -> bool:
+        """True if ``seat`` may be handed to a computer player now: a deal is
+        in play and its human holder has been disconnected for more than
+        :attr:`handover_seconds` (issue 6)."""
+        holder = self.holders.get(seat)
+        if holder is None or holder.kind != "human" or holder.computer_plays:
+            return False
+        if holder.connection is not None or holder.away_since is None or self.phase != "playing":
+            return False
+        now = time.monotonic() if now is None else now
+        return now - holder.away_since > self.handover_seconds
 
     # ---- frames -------------------------------------------------------------------------
     def state_frames(self, seats: set[str | None]) -> dict[str | None, str]:
@@ -200,7 +259,9 @@ class Room:
         secret_moves = type(game).public_move is not Game.public_move
         out: dict[str | None, str] = {}
         for seat in seats:
-            legal = list(game.legal_moves(match.state, seat)) if seat in to_move else []
+            legal: list[str] = []
+            if seat is not None and seat in to_move and not self.computer_plays(seat):
+                legal = list(game.legal_moves(match.state, seat))
             if secret_moves:
                 common["log"] = self._public_log(seat)
             frame = StateFrame(
@@ -231,8 +292,11 @@ class Room:
         h = self.holders.get(seat)
         if h is None:
             return SeatView(seat=seat, name=None, kind=None, connected=False)
-        name = "computer" if h.kind == "computer" else h.name
-        return SeatView(seat=seat, name=name, kind=h.kind, connected=h.connected)
+        if h.level is not None:
+            return SeatView(seat=seat, name=computer_name(h.level), kind="computer", connected=True,
+                            level=h.level, stand_in_for=h.name if h.kind == "human" else None)
+        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=h.connected,
+                        handover=self.may_hand_over(seat))
 
     def state_text(self, seat: str | None) -> str:
         """The state frame for one seat (or a spectator) as JSON text."""
@@ -269,6 +333,7 @@ class Room:
         holder = self.holders.get(seat) if seat is not None else None
         if holder is not None and holder.connection is conn:
             holder.connection = None
+            holder.away_since = time.monotonic() if now is None else now
             self.broadcast()
         if not self.connections:
             self.idle_since = time.monotonic() if now is None else now
@@ -284,9 +349,7 @@ class Room:
         """
         full = not self.free_seats()
         if seat is not None:
-            if seat not in self.seats:
-                raise RoomError("bad_seat", f"there is no seat {seat[:20]!r}: the seats are "
-                                + ", ".join(self.seats))
+            self._check_seat(seat)
             holder = self.holders.get(seat)
             if holder is not None and holder.connection is not conn:
                 extra = " The room is full: you are watching as a spectator." if full else ""
@@ -306,7 +369,9 @@ class Room:
     def resume(self, conn: Connection, token: str) -> None:
         """``conn`` takes back the seat ``token`` was issued for. A connection
         that held it before gets ``replaced`` and becomes a spectator. Not a
-        seating change: the version stays.
+        seating change, so the version stays, unless a computer player was
+        holding the seat for its human: the human gets it back at once
+        (version + 1), or after the computer's move if the seat is awaited.
 
         Raises ``already_seated`` (``conn`` holds another seat) or ``bad_token``.
         """
@@ -329,6 +394,7 @@ class Room:
             return
         was_connected = holder.connected
         holder.connection = conn
+        holder.away_since = None
         conn.seat = seat
         self.idle_since = None
         if old is not None:
@@ -337,10 +403,26 @@ class Room:
                                 " you are now watching as a spectator"))
             self.send_state(old)
         conn.push(joined)
-        if was_connected:
+        if self._hand_back():
+            self.version += 1
+            self.broadcast()
+        elif was_connected:
             self.send_state(conn)
         else:
             self.broadcast()
+
+    def _hand_back(self) -> bool:
+        """Give every seat a computer player holds for a human who has come
+        back to that human, unless the seat is awaited right now (the computer
+        player finishes that turn first: issue 6, "they get their seat back at
+        the next turn"). True if any seat changed hands."""
+        awaited = set(self.game.to_move(self.match.state)) if self.phase == "playing" else set()
+        changed = False
+        for seat, h in self.holders.items():
+            if h.stand_in and h.connection is not None and seat not in awaited:
+                h.level = None
+                changed = True
+        return changed
 
     def leave(self, conn: Connection) -> None:
         """``conn`` gives up its seat. Raises ``not_seated``, or ``not_playing``
@@ -354,6 +436,81 @@ class Room:
         conn.seat = None
         self.version += 1
         self.broadcast()
+
+    def add_bot(self, conn: Connection, seat: str, level: str, now: float | None = None) -> None:
+        """A computer player of ``level`` takes ``seat`` for ``conn``'s table:
+        a free seat, or a human's seat that :meth:`may_hand_over` (the human
+        keeps their token and gets the seat back when they resume). Version + 1.
+
+        Raises ``bad_seat``, ``seat_taken`` (held, and not to be handed over)
+        or ``not_seated`` (``conn`` holds no seat), checked in that order.
+        """
+        self._check_seat(seat)
+        holder = self.holders.get(seat)
+        if holder is not None and not self.may_hand_over(seat, now):
+            raise RoomError("seat_taken", self._why_taken(seat, holder, now))
+        self._seated(conn)
+        if holder is None:
+            self.holders[seat] = Holder(computer_name(level), None, "computer", level=level)
+        else:
+            holder.level = level
+        self.version += 1
+        self.broadcast()
+
+    def seat_computers(self, seats: list[str], level: str) -> None:
+        """Computer players of ``level`` take ``seats`` as the room is created
+        (before anyone has seen it, so the version stays). Raises
+        ``OptionError`` naming an unknown or repeated seat."""
+        if len(set(seats)) != len(seats):
+            raise OptionError("bots.seats names a seat twice")
+        for seat in seats:
+            if seat not in self.seats:
+                raise OptionError(f"bots.seats: there is no seat {seat[:20]!r} in {self.game_id};"
+                                  f" the seats are {', '.join(self.seats)}")
+        for seat in seats:
+            self.holders[seat] = Holder(computer_name(level), None, "computer", level=level)
+
+    def _why_taken(self, seat: str, holder: Holder, now: float | None) -> str:
+        if holder.computer_plays:
+            return f"seat {seat} is already played by a computer player"
+        if holder.connection is not None:
+            return f"seat {seat} is taken by {holder.name}"
+        if self.phase != "playing":
+            return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
+                    " computer player only in the middle of a deal")
+        now = time.monotonic() if now is None else now
+        away = 0.0 if holder.away_since is None else now - holder.away_since
+        return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"
+                f" seat can be handed to a computer player after {self.handover_seconds:g} seconds")
+
+    def remove_bot(self, conn: Connection, seat: str) -> None:
+        """Free the seat of the computer player at ``seat`` (a computer standing
+        in for an absent human frees it too: that human's token is void).
+        Version + 1.
+
+        Raises ``bad_seat`` (no such seat, or no computer player there),
+        ``seat_taken`` (a human plays it), ``not_seated`` or ``not_playing``
+        (during a deal), checked in that order.
+        """
+        self._check_seat(seat)
+        holder = self.holders.get(seat)
+        if holder is None:
+            raise RoomError("bad_seat", f"seat {seat} is free: there is no computer player to remove")
+        if not holder.computer_plays:
+            raise RoomError("seat_taken", f"seat {seat} is held by {holder.name}, not a computer player")
+        self._seated(conn)
+        if self.phase == "playing":
+            raise RoomError("not_playing", "a computer player cannot leave during a deal: remove it"
+                            " when the deal is over")
+        del self.holders[seat]
+        self.moved_at.pop(seat, None)
+        self.version += 1
+        self.broadcast()
+
+    def _check_seat(self, seat: str) -> None:
+        if seat not in self.seats:
+            raise RoomError("bad_seat", f"there is no seat {seat[:20]!r}: the seats are "
+                            + ", ".join(self.seats))
 
     def _seated(self, conn: Connection) -> str:
         if conn.seat is None:
@@ -379,15 +536,32 @@ class Room:
         by then, and the seat has had no move accepted since; otherwise
         ``stale_version`` (PROTOCOL.md, "Versions and simultaneous moves").
 
-        Raises ``not_seated``, ``not_playing``, ``not_your_turn``,
+        Raises ``not_seated``, ``not_playing``, ``not_your_turn`` (also while
+        a computer player finishes the turn of a seat handed back to ``conn``),
         ``stale_version``, ``malformed_move`` or ``illegal_move``, in that order.
         """
-        seat = self._seated(conn)
+        self._judge(self._seated(conn), move, version, computer=False)
+
+    def computer_move(self, seat: str, move: str, version: int) -> None:
+        """The computer player at ``seat`` plays ``move``, chosen on the state of
+        ``version``: exactly the checks and effects of :meth:`move`.
+
+        Raises ``not_seated`` (no computer player plays ``seat``), then as
+        :meth:`move`.
+        """
+        if not self.computer_plays(seat):
+            raise RoomError("not_seated", f"no computer player plays seat {seat}")
+        self._judge(seat, move, version, computer=True)
+
+    def _judge(self, seat: str, move: str, version: int, computer: bool) -> None:
         if self.phase != "playing":
             raise self._not_playing("playing")
         awaited = self.game.to_move(self.match.state)
         if seat not in awaited:
             raise RoomError("not_your_turn", f"it is {' and '.join(awaited)}'s turn, not yours")
+        if self.computer_plays(seat) != computer:
+            raise RoomError("not_your_turn", "a computer player is finishing this turn for you: your"
+                            " seat is yours again from the next turn")
         if version != self.version:
             stale = (
                 version > self.version
@@ -405,6 +579,7 @@ class Room:
         self.version += 1
         self.moved_at[seat] = self.version
         self.log.append(LogEntry(seat=seat, move=move, text=text))
+        self._hand_back()
         self.broadcast()
 
     def _try_play(self, seat: str, move: str) -> Match | None:
@@ -437,6 +612,21 @@ class Room:
         """Deal the next deal. Raises ``not_seated``, ``not_playing`` (not
         ``deal_over``) or ``stale_version`` (``version`` is not current)."""
         self._seated(conn)
+        self._next_deal(version)
+
+    def computer_continue(self, version: int) -> None:
+        """A computer player presses "Next deal" (``deal_over``) or "Rematch"
+        (``match_over``) on the state of ``version``, with the checks of
+        :meth:`next_deal` and :meth:`rematch`. Raises ``not_seated`` unless a
+        computer player holds a seat, then ``not_playing`` or ``stale_version``."""
+        if not any(h.computer_plays for h in self.holders.values()):
+            raise RoomError("not_seated", "no computer player sits in this room")
+        if self.phase == "match_over":
+            self._rematch(version)
+        else:
+            self._next_deal(version)
+
+    def _next_deal(self, version: int) -> None:
         if self.phase != "deal_over":
             raise self._not_playing("deal_over")
         self._check_current(version)
@@ -449,6 +639,9 @@ class Room:
         Raises ``not_seated``, ``not_playing`` (not ``match_over``) or
         ``stale_version``."""
         self._seated(conn)
+        self._rematch(version)
+
+    def _rematch(self, version: int) -> None:
         if self.phase != "match_over":
             raise self._not_playing("match_over")
         self._check_current(version)
@@ -483,7 +676,7 @@ class Room:
             "seed": self.seed_option,
             "match": self.match.to_json(),
             "holders": {
-                seat: {"name": h.name, "token": h.token, "kind": h.kind}
+                seat: {"name": h.name, "token": h.token, "kind": h.kind, "level": h.level}
                 for seat, h in self.holders.items()
             },
             "version": self.version,
@@ -505,7 +698,11 @@ class Room:
         for seat, h in data["holders"].items():
             if seat not in room.seats:
                 raise OptionError(f"no seat {seat!r} in {room.game_id}")
-            room.holders[seat] = Holder(h["name"], h["token"], h["kind"])
+            level = h.get("level")
+            if h["kind"] == "computer" and level is None:
+                raise OptionError(f"the computer player at {seat!r} has no level")
+            room.holders[seat] = Holder(h["name"], h["token"], h["kind"], level=level,
+                                        away_since=None if h["kind"] == "computer" else room.idle_since)
         room.version = int(data["version"])
         room.moved_at = {s: int(v) for s, v in data["moved_at"].items()}
         room.deal_started = int(data["deal_started"])

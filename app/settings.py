@@ -2,14 +2,15 @@
 
 ``CARDBOARD_GAMES=get-stuck,get-stuck-4`` limits the games on offer;
 ``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
-in memory. Tests build their own :class:`Settings` and pass it to
-``app.main.create_app``.
+in memory; ``CARDBOARD_BOT_*`` and ``CARDBOARD_HANDOVER_SECONDS`` tune the
+computer players (:mod:`app.bots`). Tests build their own :class:`Settings`
+and pass it to ``app.main.create_app``.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -28,8 +29,18 @@ class Settings(BaseSettings):
       string (``"get-stuck,get-stuck-4"``) or a sequence. Empty or absent means
       every game in :data:`engine.registry.GAMES`. An unknown id fails
       validation with a message naming it, so the server does not start.
-    * ``bot_seconds``: thinking time of a computer player, in seconds (used
-      once computer players arrive).
+    * ``bot_seconds``: thinking budget of a strong computer player, in seconds
+      per move (``engine.bots.choose_move``: medium thinks a tenth of it).
+    * ``bot_pause``: a computer player's move takes, thinking included, at
+      least a random time between ``bot_pause`` and twice that, in seconds, so
+      that it looks natural (0 in tests).
+    * ``bot_between_deals``: seconds a room of computer players only, while
+      watched, shows a deal's result before starting the next deal or match.
+    * ``bot_pool``: where computer players think: ``"process"`` (a pool of
+      worker processes, the default: a search holds the GIL) or ``"thread"``.
+    * ``bot_workers``: size of that pool; 0 means one per CPU.
+    * ``handover_seconds``: a human disconnected for longer than this in the
+      middle of a deal may have their seat handed to a computer player.
     * ``room_idle_hours``: a room with no connection for this many hours is
       freed by the periodic sweep.
     * ``max_rooms``: creating a room beyond this many answers 503.
@@ -39,6 +50,11 @@ class Settings(BaseSettings):
 
     games: Annotated[tuple[str, ...], NoDecode] = Field(default_factory=_all_games)
     bot_seconds: float = Field(default=1.0, gt=0)
+    bot_pause: float = Field(default=0.6, ge=0)
+    bot_between_deals: float = Field(default=5.0, ge=0)
+    bot_pool: Literal["process", "thread"] = "process"
+    bot_workers: int = Field(default=0, ge=0)
+    handover_seconds: float = Field(default=120.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default=1000, ge=1)
 

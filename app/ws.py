@@ -5,7 +5,9 @@ Each connection runs two tasks: a reader that checks every frame
 room under the room's lock, and a writer that sends the frames queued for the
 connection in order. Queuing never waits, so the lock is held only while the
 room changes; a client that stops reading is disconnected once
-:data:`OUTBOX_FRAMES` frames wait for it.
+:data:`OUTBOX_FRAMES` frames wait for it. After every change (a frame, a
+connection opening or closing) the room's computer players are poked
+(:meth:`app.bots.Bots.poke`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import anyio
 from anyio import CancelScope
 from starlette.websockets import WebSocket
 
+from app.bots import Bots
 from app.lobby import Lobby
 from app.protocol import (
+    DEFAULT_LEVEL,
     RATE_FRAMES,
     RATE_SECONDS,
     AddBotFrame,
@@ -45,8 +49,6 @@ OUTBOX_FRAMES = 1000
 
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
-
-BOTS_LATER = "computer players are not available yet"
 
 
 class RateLimiter:
@@ -107,6 +109,7 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
             if not room.closed:
                 conn = WsConnection()
                 room.attach(conn)
+                lobby.bots.poke(room)
     if room is None or conn is None:
         await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
                                              " been closed after a long idle time)"))
@@ -115,12 +118,13 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_write, websocket, conn, tg.cancel_scope)
-            await _read(websocket, conn, room)
+            await _read(websocket, conn, room, lobby.bots)
             tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             async with room.lock:
                 room.detach(conn)
+                lobby.bots.poke(room)
             conn.close()
 
 
@@ -136,7 +140,7 @@ async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -
     scope.cancel()
 
 
-async def _read(websocket: WebSocket, conn: WsConnection, room: Room) -> None:
+async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots) -> None:
     limiter = RateLimiter()
     while True:
         message = await websocket.receive()
@@ -151,15 +155,13 @@ async def _read(websocket: WebSocket, conn: WsConnection, room: Room) -> None:
         except FrameError as exc:
             conn.push(error_text(exc.code, exc.message))
             continue
-        await handle(room, conn, frame)
+        await handle(room, conn, frame, bots)
 
 
-async def handle(room: Room, conn: WsConnection, frame: ClientFrame) -> None:
-    """Apply one valid client frame to ``room`` under its lock. A refusal
-    sends the error, then a fresh state, to ``conn`` alone."""
-    if isinstance(frame, AddBotFrame | RemoveBotFrame):
-        conn.push(error_text("bad_field", BOTS_LATER))
-        return
+async def handle(room: Room, conn: WsConnection, frame: ClientFrame, bots: Bots) -> None:
+    """Apply one valid client frame to ``room`` under its lock, then poke its
+    computer players (``bots``). A refusal sends the error, then a fresh
+    state, to ``conn`` alone."""
     async with room.lock:
         try:
             if isinstance(frame, JoinFrame):
@@ -174,8 +176,13 @@ async def handle(room: Room, conn: WsConnection, frame: ClientFrame) -> None:
                 room.rematch(conn, frame.version)
             elif isinstance(frame, LeaveFrame):
                 room.leave(conn)
+            elif isinstance(frame, AddBotFrame):
+                room.add_bot(conn, frame.seat, frame.level or DEFAULT_LEVEL)
+            elif isinstance(frame, RemoveBotFrame):
+                room.remove_bot(conn, frame.seat)
         except RoomError as exc:
             room.refuse(conn, exc)
         except Exception:
             log.exception("room %s failed on a %s frame", room.id, type(frame).__name__)
             conn.push(error_text("bad_frame", "the server could not handle this frame"))
+        bots.poke(room)

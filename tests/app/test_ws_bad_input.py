@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from roomtest import Peer, mover, table
 
 from app.protocol import MAX_FRAME_BYTES, RATE_FRAMES, read_frame
-from app.ws import BOTS_LATER, RateLimiter
+from app.ws import RateLimiter
 
 
 def refused(peers: list[Peer], watchers: list[Peer], send: Any, code: str) -> dict[str, Any]:
@@ -112,10 +112,14 @@ def test_frame_of_exactly_the_limit_is_read(client: TestClient) -> None:
     {"type": "add_bot", "seat": "black", "level": "strong"},
     {"type": "remove_bot", "seat": "black"},
 ])
-def test_computer_players_are_not_available_yet(client: TestClient, frame: dict) -> None:
+def test_computer_players_need_a_seat_no_person_holds(client: TestClient, frame: dict) -> None:
     with table(client) as (_, peers, watchers):
-        err = refused(peers, watchers, lambda p: p.send(**frame), "bad_field")
-        assert err["message"] == BOTS_LATER
+        p = mover(peers)
+        before = {id(x): x.last for x in [*peers, *watchers]}
+        p.send(**frame)
+        assert p.error("seat_taken", then_state=True) == before[id(p)]
+        for x in [*peers, *watchers]:
+            assert x.probe() == before[id(x)]
 
 
 def test_extra_fields_are_ignored(client: TestClient) -> None:

@@ -1,0 +1,299 @@
+"""Computer players in rooms: they think off the event loop and act through
+the room exactly as people do (issue 6).
+
+:class:`Thinker` runs ``engine.bots.choose_move`` in a pool of worker
+processes (or threads, ``Settings.bot_pool``), so a search never holds the
+event loop and a room with computer players never delays another room's
+messages. It hands the search only what ``choose_move`` takes: the game id,
+the deal's state, the seat, the level, the budget in seconds and a fresh
+random seed (never the match seed); the engine's search draws the hidden
+cards anew from that seat's own knowledge (``Game.determinize``).
+
+:class:`Bots` drives the computer players of every room. :meth:`Bots.poke`,
+called after any change to a room, starts what they should do now, as
+asyncio tasks (at most one per room and purpose):
+
+* **a turn**, for each awaited seat that a computer player plays: ask the
+  thinker for a move on the current version's state, wait until the move has
+  taken a natural-looking time (``bot_pause`` to twice that, thinking
+  included), then play it with :meth:`app.rooms.Room.computer_move`, which
+  runs the checks of a person's move (version, turn, legality);
+* **between deals**, in a room where computer players hold every seat and
+  someone is watching: after ``bot_between_deals`` seconds, "Next deal" or
+  "Rematch" (:meth:`app.rooms.Room.computer_continue`). Wherever a person
+  holds a seat, the people start the next deal: they decide when they have
+  read the result;
+* **a handover notice**: when a person has been away, in the middle of a
+  deal, for ``handover_seconds``, a fresh state (same version) is sent so
+  that every client shows the seat with ``handover: true``;
+* **clean-up**: a room of computer players only that nobody watches is freed
+  as soon as no deal is in play.
+
+Computer players think only while someone is connected to the room, or when
+they hold every seat (such a room finishes the deal in play, then is
+freed), so a room whose people have all left burns no CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import multiprocessing
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from typing import Any
+
+from app.rooms import Room, RoomError
+from app.settings import Settings
+from app.store import RoomStore
+
+log = logging.getLogger(__name__)
+
+Choose = Callable[[str, Any, str, str, float, int], str]
+"""``choose_move(game_id, state, seat, level, seconds, seed) -> move``."""
+
+ORPHAN_CHECK = 0.5
+"""Seconds between a worker process's checks that the server still runs."""
+
+CLOSE_WAIT = 5.0
+"""Seconds the server waits at shutdown for searches under way."""
+
+NOTICE_SLACK = 0.01
+"""Seconds a handover notice waits beyond the handover time, so that the
+seat is surely due when the state is sent."""
+
+
+def _worker_start(server: int) -> None:
+    """In each worker process: think at a lower priority than the server
+    (process ``server``), and end as soon as the server has gone, however it
+    ended (uvicorn ends on the signal it caught, skipping exit handlers)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(5)
+    threading.Thread(target=_end_with, args=(server,), name="orphan-watch", daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    while os.getppid() == server:
+        time.sleep(ORPHAN_CHECK)
+    os._exit(0)
+
+
+def engine_choose() -> Choose:
+    """``engine.bots.choose_move``, imported when first needed: the server
+    itself never searches."""
+    choose: Choose = importlib.import_module("engine.bots").choose_move
+    return choose
+
+
+class Thinker:
+    """Runs ``choose`` (``engine.bots.choose_move`` by default; in a process
+    pool it must pickle, as a module-level function does) off the event loop,
+    in a pool of ``workers`` processes or threads (``pool`` is ``"process"``
+    or ``"thread"``; ``workers`` 0 means one per CPU). The pool starts on
+    first use; worker processes are spawned afresh (never forked from the
+    server) and run at a lower priority. ``searches`` counts the calls made
+    so far."""
+
+    def __init__(self, pool: str = "process", workers: int = 0, choose: Choose | None = None) -> None:
+        self.pool = pool
+        self.workers = workers or os.cpu_count() or 1
+        self.choose_fn = choose
+        self.searches = 0
+        self._executor: Executor | None = None
+
+    def _get(self) -> Executor:
+        if self._executor is None:
+            if self.pool == "process":
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_worker_start, initargs=(os.getpid(),))
+            else:
+                self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="bot")
+        return self._executor
+
+    async def choose(self, game_id: str, state: Any, seat: str, level: str, seconds: float,
+                     seed: int) -> str:
+        """The move ``choose`` picks, computed in the pool. Raises whatever it
+        raises; ``BrokenProcessPool`` if a worker died (the next call starts a
+        fresh pool)."""
+        self.searches += 1
+        if self.choose_fn is None:
+            self.choose_fn = engine_choose()
+        executor = self._get()
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(executor, self.choose_fn, game_id, state, seat, level,
+                                              seconds, seed)
+        except BrokenProcessPool:
+            if self._executor is executor:
+                self._executor = None
+            raise
+
+    async def close(self, timeout: float = CLOSE_WAIT) -> None:
+        """Stop the pool: queued searches are dropped, running ones end on
+        their own budget; waits for that (``timeout`` seconds at most)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            stop = asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop, timeout)
+
+
+class Bots:
+    """The computer players of every room in ``store``, thinking with
+    ``thinker`` (by default a :class:`Thinker` set up from ``settings``).
+
+    ``played`` counts the computer moves accepted; ``refused`` those the room
+    refused (a defect if it is ever not 0 outside of races with the room
+    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task.
+    """
+
+    def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.thinker = thinker or Thinker(settings.bot_pool, settings.bot_workers)
+        self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.played = 0
+        self.refused = 0
+        self.closing = False
+        self._rng = random.Random()
+
+    # ---- scheduling -----------------------------------------------------------------------
+    def poke(self, room: Room) -> None:
+        """Start whatever ``room``'s computer players should do now (see the
+        module's docstring). Call it after every change to the room; it never
+        waits, and does nothing outside a running event loop."""
+        if room.closed or self.closing:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        phase = room.phase
+        if phase == "playing":
+            if room.watched or room.computer_only:
+                for seat in room.game.to_move(room.match.state):
+                    if room.computer_plays(seat) and self._idle(room, f"turn {seat}"):
+                        self._start(room, f"turn {seat}", self._turn(room, seat))
+            self._watch_absences(room)
+        elif phase in ("deal_over", "match_over") and room.computer_only:
+            if not room.watched:
+                self.free(room)
+            elif self._idle(room, "continue"):
+                self._start(room, "continue", self._continue(room))
+
+    def _idle(self, room: Room, purpose: str) -> bool:
+        return (room.id, purpose) not in self.tasks
+
+    def _start(self, room: Room, purpose: str, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=f"room {room.id}: {purpose}")
+        self.tasks[(room.id, purpose)] = task
+        task.add_done_callback(partial(self._done, room, purpose))
+
+    def _done(self, room: Room, purpose: str, task: asyncio.Task[None]) -> None:
+        if self.tasks.get((room.id, purpose)) is task:
+            del self.tasks[(room.id, purpose)]
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            log.error("room %s: the computer players' %s failed", room.id, purpose, exc_info=error)
+            return
+        self.poke(room)
+
+    def free(self, room: Room) -> None:
+        """Close ``room``, forget it and stop its computer players."""
+        room.closed = True
+        if self.store.get(room.id) is room:
+            self.store.remove(room.id)
+        for (room_id, _), task in list(self.tasks.items()):
+            if room_id == room.id and task is not asyncio.current_task():
+                task.cancel()
+
+    async def close(self) -> None:
+        """Stop every computer player and the thinker (server shutdown)."""
+        self.closing = True
+        tasks = list(self.tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.thinker.close()
+
+    # ---- the work -------------------------------------------------------------------------
+    async def _turn(self, room: Room, seat: str) -> None:
+        """Choose and play one move for ``seat`` on the current version."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        version, state = room.version, room.match.state
+        holder = room.holders.get(seat)
+        level = holder.level if holder is not None else None
+        if level is None:
+            return
+        pause = self._rng.uniform(self.settings.bot_pause, 2 * self.settings.bot_pause)
+        try:
+            move = await self.thinker.choose(room.game_id, state, seat, level, self.settings.bot_seconds,
+                                             self._rng.getrandbits(63))
+        except Exception:
+            log.exception("room %s: the computer player at %s could not choose a move;"
+                          " it plays a random legal move", room.id, seat)
+            move = self._rng.choice(room.game.legal_moves(state, seat))
+        wait = pause - (loop.time() - start)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        async with room.lock:
+            if room.closed:
+                return
+            try:
+                room.computer_move(seat, move, version)
+                self.played += 1
+            except RoomError as exc:
+                self.refused += 1
+                level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
+                level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
+                          room.id, move, seat, exc.code, exc.message)
+
+    async def _continue(self, room: Room) -> None:
+        """Start the next deal or match of a watched room of computer players,
+        after a pause for the spectators to read the result."""
+        version = room.version
+        await asyncio.sleep(self.settings.bot_between_deals)
+        async with room.lock:
+            if room.closed or not room.computer_only or not room.watched:
+                return
+            try:
+                room.computer_continue(version)
+            except RoomError as exc:
+                log.info("room %s: the computer players could not go on (%s)", room.id, exc.message)
+
+    def _watch_absences(self, room: Room) -> None:
+        """Schedule a notice for each person away mid-deal whose seat is not
+        yet due for handing over."""
+        now = time.monotonic()
+        for seat, holder in room.holders.items():
+            since = holder.away_since
+            if holder.kind != "human" or holder.computer_plays or holder.connection is not None:
+                continue
+            if since is None or now - since > room.handover_seconds:
+                continue
+            if self._idle(room, f"away {seat}"):
+                delay = since + room.handover_seconds - now + NOTICE_SLACK
+                self._start(room, f"away {seat}", self._notice(room, seat, since, delay))
+
+    async def _notice(self, room: Room, seat: str, since: float, delay: float) -> None:
+        """After ``delay`` seconds, tell everyone that ``seat`` (away since
+        ``since``) may be handed to a computer player."""
+        await asyncio.sleep(delay)
+        async with room.lock:
+            holder = room.holders.get(seat)
+            if room.closed or holder is None or holder.away_since != since:
+                return
+            if room.may_hand_over(seat):
+                room.broadcast()
