@@ -1,12 +1,17 @@
 // Home, rules and 404 pages: buttons that create a room and open it.
 // A button `data-create="<game id>"` creates a room of that game with the
 // options found in the nearest `form` (fields named after the options).
+// A button `data-vs-computer="<game id>"` does the same with computer players
+// in every seat but the first (level from the form's `[data-bot-level]`), then
+// opens the room with `?sit=<that seat>` so that the room page seats the user.
 
-async function createRoom(game, options) {
+const LEVEL_KEY = "cardboard.botLevel";
+
+async function createRoom(game, options, bots) {
   const res = await fetch("/api/rooms", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ game, options }),
+    body: JSON.stringify(bots ? { game, options, bots } : { game, options }),
   });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) {
@@ -28,7 +33,7 @@ function optionsFrom(form) {
 }
 
 document.addEventListener("click", async (e) => {
-  const btn = e.target.closest("[data-create]");
+  const btn = e.target.closest("[data-create], [data-vs-computer]");
   if (!btn) return;
   e.preventDefault();
   const form = btn.closest("form");
@@ -36,14 +41,32 @@ document.addEventListener("click", async (e) => {
   btn.disabled = true;
   try {
     const extra = btn.dataset.extra ? JSON.parse(btn.dataset.extra) : {};
-    const room = await createRoom(btn.dataset.create, { ...optionsFrom(form), ...extra });
-    location.href = room.url;
+    const options = { ...optionsFrom(form), ...extra };
+    if (btn.dataset.vsComputer) {
+      const pick = form && form.querySelector("[data-bot-level]");
+      const level = pick ? pick.value : "medium";
+      localStorage.setItem(LEVEL_KEY, level);
+      const room = await createRoom(btn.dataset.vsComputer, options, { level, seats: "others" });
+      location.href = `${room.url}?sit=${encodeURIComponent(room.seat)}`;
+    } else {
+      const room = await createRoom(btn.dataset.create, options);
+      location.href = room.url;
+    }
   } catch (ex) {
     if (err) err.textContent = `Could not create the room: ${ex.message}`;
     else alert(`Could not create the room: ${ex.message}`);
     btn.disabled = false;
   }
 });
+
+// The level chosen last time is chosen again.
+const remembered = localStorage.getItem(LEVEL_KEY);
+if (remembered) {
+  for (const pick of document.querySelectorAll("[data-bot-level]")) {
+    if ([...pick.options].some((o) => o.value === remembered)) pick.value = remembered;
+  }
+}
+
 document.addEventListener("submit", (e) => {
   if (e.target.matches("form.create")) e.preventDefault();
 });

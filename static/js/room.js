@@ -8,6 +8,10 @@ const ROOM = root.dataset.room;
 const GAME = root.dataset.game;
 const TOKEN_KEY = `cardboard.token.${ROOM}`;
 const NAME_KEY = "cardboard.name";
+const LEVEL_KEY = "cardboard.botLevel";
+const LEVELS = ["easy", "medium", "strong"];
+// "Play against the computer" opens /r/<room>?sit=<seat>: take that seat.
+let sitAt = new URLSearchParams(location.search).get("sit");
 
 const $ = (sel) => root.querySelector(sel);
 const els = {
@@ -24,6 +28,7 @@ let attempt = 0;
 let reconnectTimer = null;
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
 let pendingSend = [];
+let levelBox = null;    // the computer level choice under the seats, built once
 
 // ---------------------------------------------------------------- helpers
 function el(tag, attrs = {}, ...children) {
@@ -125,6 +130,10 @@ function onFrame(f) {
   } else if (f.type === "joined") {
     localStorage.setItem(TOKEN_KEY, f.token);
     replaced = false;
+    if (sitAt) {
+      sitAt = null;
+      history.replaceState(null, "", location.pathname);
+    }
   } else if (f.type === "error") {
     onError(f);
   }
@@ -162,6 +171,22 @@ function render() {
   renderScores();
   root.dataset.phase = state.phase;
   root.dataset.version = state.version;
+  sitIfAsked();
+}
+
+// Take the seat named by ?sit= once: at once with the remembered name, else
+// after the user types one (the "Take a seat" button then takes that seat).
+let sitTried = false;
+function sitIfAsked() {
+  if (!sitAt || sitTried || state.you) return;
+  const s = seatInfo(sitAt);
+  if (!s || s.name || localStorage.getItem(TOKEN_KEY)) { sitAt = null; return; }
+  sitTried = true;
+  if (els.name.value.trim()) join(sitAt);
+  else {
+    els.name.focus();
+    toast("Type your name, then press Take a seat to play.");
+  }
 }
 
 function renderBanner() {
@@ -250,12 +275,15 @@ function renderSeats() {
   const list = els.seats;
   list.replaceChildren();
   const canLeave = state.you && state.phase !== "playing";
+  let offersComputer = false;
   for (const s of state.view.seats) {
     const row = el("li", { class: "seat-row", "data-seat": s.seat });
     if (state.to_move.includes(s.seat)) row.classList.add("to-move");
     if (state.you === s.seat) row.classList.add("you");
+    if (s.kind === "computer") row.classList.add("computer");
     row.append(el("span", { class: `dot${s.connected ? " on" : ""}`, title: s.connected ? "connected" : "not connected" }));
-    const name = s.name ? (s.kind === "computer" ? `${s.name} (computer)` : s.name) : "free seat";
+    let name = s.name || "free seat";
+    if (s.kind === "computer" && s.stand_in_for) name = `${s.name}, playing for ${s.stand_in_for}`;
     row.append(el("span", { class: "grow" }, el("span", { class: "seat-name" }, name), " ",
       el("span", { class: "seat-label" }, seatLabel(s.seat))));
     if (renderer.seatExtra) {
@@ -269,13 +297,57 @@ function renderSeats() {
       row.append(el("button", { class: "btn small", type: "button", id: "leave-btn",
         onclick: () => send({ type: "leave" }) }, "Leave"));
     }
+    const button = state.you ? computerButton(s) : null;
+    if (button) {
+      row.append(button);
+      if (!button.dataset.removeBot) offersComputer = true;
+    }
     list.append(row);
   }
+  levelPicker().hidden = !offersComputer;
   const free = state.view.seats.some((s) => !s.name);
   els.joinbox.hidden = !!state.you || !free;
   const reclaim = $("#reclaim");
   reclaim.hidden = !(replaced && localStorage.getItem(TOKEN_KEY) && !state.you);
 }
+
+// For a seated player: "Add computer player" on a free seat, "Remove" on a
+// computer's seat between deals, "Hand to a computer" on the seat of someone
+// who has been away too long in the middle of a deal (the server says so).
+function computerButton(s) {
+  const label = seatLabel(s.seat);
+  const btn = (attrs, text) => el("button", { class: "btn small", type: "button", ...attrs }, text);
+  if (!s.name) {
+    return btn({ "data-add-bot": s.seat, "aria-label": `Add a computer player at ${label}`,
+      onclick: () => send({ type: "add_bot", seat: s.seat, level: chosenLevel() }) }, "Add computer player");
+  }
+  if (s.kind === "computer" && state.phase !== "playing") {
+    return btn({ "data-remove-bot": s.seat, "aria-label": `Remove the computer player at ${label}`,
+      onclick: () => send({ type: "remove_bot", seat: s.seat }) }, "Remove");
+  }
+  if (s.handover && state.phase === "playing" && s.seat !== state.you) {
+    return btn({ "data-hand-over": s.seat, "aria-label": `Hand ${s.name}'s seat to a computer player`,
+      onclick: () => send({ type: "add_bot", seat: s.seat, level: chosenLevel() }) }, "Hand to a computer");
+  }
+  return null;
+}
+
+// One level choice for every computer button, kept across redraws so that an
+// open list is not closed by the next state.
+function levelPicker() {
+  if (levelBox) return levelBox;
+  const pick = el("select", { id: "bot-level" });
+  const remembered = localStorage.getItem(LEVEL_KEY);
+  for (const level of LEVELS) {
+    pick.append(el("option", { value: level, selected: level === (remembered || "medium") },
+      level.charAt(0).toUpperCase() + level.slice(1)));
+  }
+  pick.addEventListener("change", () => localStorage.setItem(LEVEL_KEY, pick.value));
+  levelBox = el("div", { class: "bot-level-box" }, el("label", { for: "bot-level" }, "Computer level"), pick);
+  els.seats.after(levelBox);
+  return levelBox;
+}
+function chosenLevel() { return levelPicker().querySelector("select").value; }
 
 function join(seat) {
   const name = els.name.value.trim();
@@ -319,7 +391,10 @@ function renderScores() {
 
 // ---------------------------------------------------------------- page wiring
 els.name.value = localStorage.getItem(NAME_KEY) || "";
-$("#join-any").addEventListener("click", () => join(null));
+$("#join-any").addEventListener("click", () => {
+  const asked = sitAt && state && seatInfo(sitAt) && !seatInfo(sitAt).name;
+  join(asked ? sitAt : null);
+});
 els.name.addEventListener("keydown", (e) => { if (e.key === "Enter") $("#join-any").click(); });
 $("#reclaim").addEventListener("click", () => {
   replaced = false;

@@ -57,9 +57,11 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    """Base URL of a uvicorn server running the app, with fast computer players."""
+    """Base URL of a uvicorn server running the app, with fast computer players
+    and a seat that may be handed to a computer after 2 s away."""
     port = _free_port()
-    env = {**os.environ, "CARDBOARD_BOT_SECONDS": "0.05"}
+    env = {**os.environ, "CARDBOARD_BOT_SECONDS": "0.05", "CARDBOARD_BOT_PAUSE": "0.05",
+           "CARDBOARD_HANDOVER_SECONDS": "2"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", "warning"],
