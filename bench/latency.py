@@ -1,0 +1,191 @@
+"""Round trip of a person's move while other rooms hold only computer players.
+
+Starts a real server (uvicorn on loopback, a free port) and plays Get Stuck
+in one room with two websocket clients: each move's round trip is the time
+from sending the ``move`` frame to receiving the state it produced. It is
+measured first on an idle server, then while ``--rooms`` other rooms (10 by
+default, games of the registry in turn) hold only computer players of
+``--level`` playing each other, each watched by a spectator so that they go
+on from deal to deal. The spectators run in a separate process, so that
+their reading does not slow the measuring client.
+
+Prints the median, 95th percentile and maximum round trip in milliseconds
+for both runs, and how many computer moves were made during the loaded run.
+
+Usage: ``python bench/latency.py [--moves 300] [--rooms 10] [--level strong]
+[--bot-seconds 1.0] [--pool process|thread]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from multiprocessing.sharedctypes import Synchronized
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.registry import GAMES  # noqa: E402
+
+GAP = 0.02
+"""Seconds between two measured moves."""
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """uvicorn running the app on ``port``, once it answers ``/healthz``."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
+         "--log-level", "warning"],
+        cwd=ROOT, env={**os.environ, **env},
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("the server did not start")
+        time.sleep(0.1)
+
+
+def post_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/rooms`` with ``body``; the answer."""
+    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        answer: dict[str, Any] = json.load(r)
+        return answer
+
+
+async def next_state(ws: Any) -> dict[str, Any]:
+    """The next ``state`` frame on ``ws`` (other frames are skipped)."""
+    while True:
+        frame: dict[str, Any] = json.loads(await ws.recv())
+        if frame["type"] == "state":
+            return frame
+
+
+async def round_trips(base: str, moves: int) -> list[float]:
+    """Seconds from sending each of ``moves`` moves to receiving its state,
+    in a Get Stuck room of two clients (new deals and matches as needed)."""
+    room = post_room(base, {"game": "get-stuck", "options": {"deals": 20}})["room"]
+    url = base.replace("http", "ws") + f"/ws/{room}"
+    out: list[float] = []
+    async with websockets.connect(url) as red, websockets.connect(url) as black:
+        last = {red: await next_state(red), black: await next_state(black)}
+        for ws, seat in ((red, "red"), (black, "black")):
+            await ws.send(json.dumps({"type": "join", "seat": seat, "name": seat}))
+            for peer in (red, black):
+                last[peer] = await next_state(peer)
+        while len(out) < moves:
+            state = last[red]
+            if state["phase"] in ("deal_over", "match_over"):
+                kind = "next_deal" if state["phase"] == "deal_over" else "rematch"
+                await red.send(json.dumps({"type": kind, "version": state["version"]}))
+            else:
+                mover = red if last[red]["legal_moves"] else black
+                move = last[mover]["legal_moves"][0]
+                start = time.perf_counter()
+                await mover.send(json.dumps({"type": "move", "move": move, "version": state["version"]}))
+                last[mover] = await next_state(mover)
+                out.append(time.perf_counter() - start)
+            for peer in (red, black):
+                if last[peer]["version"] <= state["version"]:
+                    last[peer] = await next_state(peer)
+            await asyncio.sleep(GAP)
+    return out
+
+
+def run_load(base: str, rooms: int, level: str, frames: Synchronized[int]) -> None:
+    """Entry point of the load process: ``rooms`` rooms of computer players
+    only, each watched until the process is killed; counts their frames."""
+    asyncio.run(_load(base, rooms, level, frames))
+
+
+async def _load(base: str, rooms: int, level: str, frames: Synchronized[int]) -> None:
+    games = list(GAMES)
+    made = [post_room(base, {"game": games[i % len(games)], "bots": {"level": level, "seats": "all"}})
+            for i in range(rooms)]
+
+    async def watch(room: str) -> None:
+        async with websockets.connect(base.replace("http", "ws") + f"/ws/{room}") as ws:
+            async for _ in ws:
+                with frames.get_lock():
+                    frames.value += 1
+
+    await asyncio.gather(*(watch(m["room"]) for m in made))
+
+
+def summary(name: str, samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return f"{name:<34}{len(ms):>6}{statistics.median(ms):>10.2f}{p95:>10.2f}{ms[-1]:>10.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=300, help="moves measured per run")
+    parser.add_argument("--rooms", type=int, default=10, help="rooms of computer players")
+    parser.add_argument("--level", default="strong", help="their level")
+    parser.add_argument("--bot-seconds", default="1.0", help="CARDBOARD_BOT_SECONDS")
+    parser.add_argument("--pool", default="process", choices=("process", "thread"), help="CARDBOARD_BOT_POOL")
+    args = parser.parse_args()
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {"CARDBOARD_BOT_SECONDS": args.bot_seconds, "CARDBOARD_BOT_POOL": args.pool,
+           "CARDBOARD_BOT_BETWEEN_DEALS": "0.5"}
+    server = start_server(port, env)
+    try:
+        idle = asyncio.run(round_trips(base, args.moves))
+        frames: Synchronized[int] = multiprocessing.Value("q", 0)
+        load = multiprocessing.Process(target=run_load, args=(base, args.rooms, args.level, frames),
+                                       daemon=True)
+        load.start()
+        deadline = time.monotonic() + 60
+        while frames.value < 5 * args.rooms and time.monotonic() < deadline:
+            time.sleep(0.2)  # the pool is up and every room is busy
+        before, start = frames.value, time.monotonic()
+        busy = asyncio.run(round_trips(base, args.moves))
+        loaded_frames, elapsed = frames.value - before, time.monotonic() - start
+        load.terminate()
+        load.join()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    print(f"{os.cpu_count()} CPUs; computer players: {args.level}, {args.bot_seconds} s per move,"
+          f" {args.pool} pool")
+    print(f"{'round trip of a move (ms)':<34}{'moves':>6}{'median':>10}{'p95':>10}{'max':>10}")
+    print(summary("idle server", idle))
+    print(summary(f"{args.rooms} rooms of computer players", busy))
+    print(f"during the loaded run: {loaded_frames} frames from the computer rooms in {elapsed:.1f} s"
+          f" ({loaded_frames / max(elapsed, 1e-9):.1f}/s)")
+
+
+if __name__ == "__main__":
+    main()
