@@ -1,0 +1,147 @@
+"""Computer players in real browsers: one person and three computer players
+play a whole deal of Get Stuck for Four by clicking, and "Play against the
+computer" on the home page seats the user at once (issue 6)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from browserkit import create_room, sit, version, wait_version
+from playwright.sync_api import Browser, Page, expect
+
+
+def phase(page: Page) -> str:
+    return page.locator("#room").get_attribute("data-phase") or ""
+
+
+SNAPSHOT = """() => ({
+  version: Number(document.querySelector('#room').dataset.version || -1),
+  phase: document.querySelector('#room').dataset.phase,
+  squares: [...document.querySelectorAll('.cell.playable')].map((c) => c.dataset.square),
+  pass: !!document.querySelector('#pass-btn'),
+})"""
+"""What the page shows, read at one instant: version, phase, the squares it
+offers to play and whether it offers Pass."""
+
+
+def play_turns(page: Page, rng: random.Random, changes: int,
+               until_phase: tuple[str, ...] = ("deal_over", "match_over")) -> int:
+    """For up to ``changes`` changes of the state, or until the room's phase
+    is one of ``until_phase``: click one of the highlighted cards (or Pass)
+    when it is this page's turn, else wait for the computer players. Returns
+    the moves clicked."""
+    clicked = 0
+    for _ in range(changes):
+        now = page.evaluate(SNAPSHOT)
+        if now["phase"] in until_phase:
+            break
+        if now["squares"]:
+            page.click(f'.cell.playable[data-square="{rng.choice(now["squares"])}"]')
+            clicked += 1
+        elif now["pass"]:
+            page.click("#pass-btn")
+            clicked += 1
+        wait_version(page, now["version"] + 1)
+    return clicked
+
+
+def test_one_person_and_three_computers_play_a_whole_deal(server: str, browser: Browser,
+                                                          artifacts: Path) -> None:
+    url = create_room(server, "get-stuck-4", {"seed": 7})
+    ctx = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    sit(page, url, "Ann", "N")
+    expect(page.locator("#bot-level")).to_be_visible()
+    for seat, level in (("E", "easy"), ("S", "strong"), ("W", "medium")):
+        page.select_option("#bot-level", level)
+        page.click(f'button[data-add-bot="{seat}"]')
+        row = page.locator(f'.seat-row.computer[data-seat="{seat}"]')
+        expect(row).to_contain_text(f"Computer ({level})")
+    expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    expect(page.locator("[data-add-bot]")).to_have_count(0)
+    expect(page.locator("#bot-level")).to_be_hidden()
+    page.screenshot(path=str(artifacts / "bots-get-stuck-4-start.png"))
+
+    clicked = play_turns(page, random.Random(5), 400)
+    expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
+    assert clicked > 0
+    expect(page.locator("#result")).to_be_visible()
+    log = page.locator("#log li")
+    assert log.count() > clicked, "the computer players never moved"
+    page.screenshot(path=str(artifacts / "bots-get-stuck-4-deal-over.png"), full_page=True)
+
+    # Between deals a computer player can be removed and another added.
+    expect(page.locator("[data-remove-bot]")).to_have_count(3)
+    v = version(page)
+    page.click('button[data-remove-bot="W"]')
+    wait_version(page, v + 1)
+    expect(page.locator('.seat-row[data-seat="W"] .seat-name')).to_have_text("free seat")
+    page.select_option("#bot-level", "easy")
+    page.click('button[data-add-bot="W"]')
+    wait_version(page, v + 2)
+    expect(page.locator('.seat-row[data-seat="W"]')).to_contain_text("Computer (easy)")
+    # People start the next deal: the computers wait for the button.
+    page.click("#next-deal-btn")
+    wait_version(page, v + 3)
+    expect(page.locator("#banner")).not_to_contain_text("Deal 1 is over")
+    assert errors == []
+    ctx.close()
+
+
+def test_play_against_the_computer_from_the_home_page(server: str, browser: Browser, artifacts: Path) -> None:
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+    page = ctx.new_page()
+    page.goto(server + "/")
+    card = page.locator('form[data-game="get-stuck"]')
+    card.locator("[data-bot-level]").select_option("strong")
+    card.locator('[data-vs-computer="get-stuck"]').click()
+    page.wait_for_url("**/r/*?sit=red")
+    wait_version(page, 0)
+    # No name remembered yet: type one, and "Take a seat" takes red.
+    expect(page.locator("#name")).to_be_focused()
+    page.fill("#name", "Solo")
+    page.click("#join-any")
+    expect(page.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
+    expect(page.locator('.seat-row[data-seat="black"]')).to_contain_text("Computer (strong)")
+    expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    assert "sit=" not in page.url
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    assert play_turns(page, random.Random(2), 4) >= 1
+    expect(page.locator("#log li", has_text="Black moves").first).to_be_visible()
+    page.screenshot(path=str(artifacts / "bots-vs-computer-phone.png"), full_page=True)
+
+    # The name is remembered now: the next game seats the user at once.
+    page.goto(server + "/")
+    expect(page.locator('form[data-game="stucco"] [data-bot-level]')).to_have_value("strong")
+    page.locator('[data-vs-computer="stucco"]').click()
+    page.wait_for_url("**/r/*")
+    expect(page.locator(".seat-row.you")).to_have_count(1)
+    expect(page.locator(".seat-row.computer")).to_have_count(1)
+    ctx.close()
+
+
+def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Browser, artifacts: Path) -> None:
+    url = create_room(server, "get-stuck", {"seed": 3})
+    ann_ctx, bob_ctx = browser.new_context(), browser.new_context()
+    ann, bob = ann_ctx.new_page(), bob_ctx.new_page()
+    sit(ann, url, "Ann", "red")
+    sit(bob, url, "Bob", "black")
+    expect(ann.locator("#room")).to_have_attribute("data-phase", "playing")
+    bob_ctx.close()  # Bob's laptop goes to sleep in the middle of the deal
+    button = ann.locator('button[data-hand-over="black"]')
+    expect(button).to_be_visible(timeout=15_000)  # after the handover time (2 s here)
+    expect(ann.locator("#bot-level")).to_be_visible()
+    ann.select_option("#bot-level", "easy")
+    ann.screenshot(path=str(artifacts / "bots-hand-over.png"))
+    button.click()
+    row = ann.locator('.seat-row[data-seat="black"]')
+    expect(row).to_contain_text("Computer (easy), playing for Bob")
+    expect(button).to_have_count(0)
+    # The computer plays black's turns: Ann's moves are answered.
+    play_turns(ann, random.Random(1), 4)
+    expect(ann.locator("#log li", has_text="Black moves").first).to_be_visible()
+    ann_ctx.close()
