@@ -113,7 +113,8 @@ class Option:
     def check(self, value: Any) -> Any:
         """The value if valid. Raises :class:`OptionError` naming the option."""
         if self.kind == "choice":
-            if value not in self.choices:
+            # Compare type and value, so that 3.0 or True never pass for 3 or 1.
+            if not any(type(value) is type(c) and value == c for c in self.choices):
                 allowed = ", ".join(map(str, self.choices))
                 raise OptionError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
             return value

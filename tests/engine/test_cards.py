@@ -132,3 +132,15 @@ def test_options() -> None:
     for bad_seed in (-1, 2**63, "7"):
         with pytest.raises(OptionError, match="'seed'"):
             SEED_OPTION.check(bad_seed)
+
+
+def test_a_choice_option_refuses_a_float_or_bool_that_equals_a_choice() -> None:
+    import pytest
+
+    from engine.base import Option, OptionError
+
+    opt = Option("players", "seats", 2, kind="choice", choices=(2, 3, 4))
+    assert opt.check(3) == 3
+    for bad in (3.0, True, "3"):
+        with pytest.raises(OptionError, match="players"):
+            opt.check(bad)
