@@ -67,3 +67,33 @@ def settled_shot(page: Page, path: Path, *, full_page: bool = False) -> None:
     """A screenshot once the page's animations are over."""
     page.wait_for_function("() => document.getAnimations().length === 0")
     page.screenshot(path=str(path), full_page=full_page)
+
+
+COORDS_JS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const cols = [...document.querySelectorAll('#board .coord-col')].map((l) => {
+    const c = box(l.closest('.cell')), r = box(l);
+    return [l.textContent, l.closest('.cell').dataset.square,
+            r.bottom <= c.top && Math.abs((r.left + r.right) / 2 - (c.left + c.right) / 2) < 1];
+  });
+  const rows = [...document.querySelectorAll('#board .coord-row')].map((l) => {
+    const c = box(l.closest('.cell')), r = box(l);
+    return [l.textContent, l.closest('.cell').dataset.square,
+            r.right <= c.left && r.top >= c.top && r.bottom <= c.bottom];
+  });
+  const board = box(document.querySelector('#board'));
+  const labels = [...document.querySelectorAll('#board .coord')].map(box);
+  const inside = labels.every((r) => r.left >= board.left && r.top >= board.top);
+  return { cols, rows, inside };
+}"""
+
+
+def check_coords(page: Page, width: int, height: int) -> None:
+    """The grid board is labelled like the notation: a letter above each
+    square of the top row (a, b, …) and a number left of each square of the
+    first column (1, 2, …), each outside its square, within the board."""
+    got = page.evaluate(COORDS_JS)
+    letters = [chr(97 + i) for i in range(width)]
+    assert got["cols"] == [[c, f"{c}1", True] for c in letters]
+    assert got["rows"] == [[str(r), f"a{r}", True] for r in range(1, height + 1)]
+    assert got["inside"], "a coordinate label sticks out of the board"

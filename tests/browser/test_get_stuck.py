@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from browserkit import create_room, sit, version, wait_version
-from playwright.sync_api import Browser, Page, expect
+from browserkit import check_coords, create_room, sit, version, wait_version
+from playwright.sync_api import Browser, Dialog, Page, expect
 
 SEATS = ("N", "E", "S", "W")
 
@@ -28,6 +28,7 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         sit(page, url, names[seat], seat)
     for page in pages.values():
         expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    check_coords(pages["N"], 7, 7)
     pages["N"].screenshot(path=str(artifacts / "get-stuck-4-start.png"))
 
     rng = random.Random(3)
@@ -96,6 +97,7 @@ def test_two_player_game_on_a_phone(server: str, browser: Browser, artifacts: Pa
     wait_version(red, v + 1)
     wait_version(black, v + 1)
     expect(red.locator(".cell.last-to")).to_have_count(1)
+    check_coords(red, 7, 7)
     red.screenshot(path=str(artifacts / "get-stuck-phone.png"), full_page=True)
     for c in ctxs:
         c.close()
@@ -133,7 +135,12 @@ def test_hostile_name_shows_as_text(server: str, browser: Browser) -> None:
     ctx = browser.new_context()
     page = ctx.new_page()
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(d: Dialog) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
     evil = "<img src=x onerror=alert(1)>"
     sit(page, url, evil, "red")
     expect(page.locator('.seat-row[data-seat="red"] .seat-name')).to_have_text(evil)

@@ -11,7 +11,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from browserkit import create_room, sit, version, wait_version
+from browserkit import check_coords, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engine.match import Match
@@ -77,6 +77,31 @@ def _cell(page: Page, sq: str) -> Any:
     return page.locator(f'#board .rj-cell[data-square="{sq}"]')
 
 
+def _where(page: Page) -> Any:
+    """Where (in page pixels) the layout's cards are drawn, the top of the
+    layout with its labels, and the bottom of the prompt (0 when hidden)."""
+    return page.evaluate("""() => {
+      const box = (e) => { const r = e.getBoundingClientRect();
+        return [r.left + scrollX, r.top + scrollY, r.width, r.bottom + scrollY]; };
+      const prompt = document.querySelector('.rj-prompt');
+      return {
+        cells: [...document.querySelectorAll('#board .rj-cell')].map((c) => box(c).slice(0, 3)),
+        top: box(document.querySelector('#board .grid-frame'))[1],
+        prompt: prompt.hidden ? 0 : box(prompt)[3] };
+    }""")
+
+
+def _choose_joker(page: Page, sq: str, *, tap: bool = False) -> None:
+    """Choose the Joker at ``sq``: its prompt shows above the layout, never
+    over it, and no card moves."""
+    before = _where(page)
+    _cell(page, sq).tap() if tap else _cell(page, sq).click()
+    expect(page.locator(".rj-prompt")).to_be_visible()
+    after = _where(page)
+    assert 0 < after["prompt"] <= after["top"], "the prompt covers the layout"
+    assert (after["cells"], after["top"]) == (before["cells"], before["top"]), "the layout moved"
+
+
 def _two_players(browser: Browser, url: str, width: int, *, reduced_motion: bool = False,
                  ) -> tuple[list[BrowserContext], dict[str, Page], list[str]]:
     """Red and Black seated in two browser contexts; also the list that
@@ -123,7 +148,10 @@ def _play_turn(pages: dict[str, Page], state: RomeoState, move: str, *, keyboard
     elif move.startswith("swap"):
         a, b = move.split()[1:]
         j, p = (a, b) if a in swaps else (b, a)
-        press(j)
+        if keyboard:
+            press(j)
+        else:
+            _choose_joker(page, j)
         expect(_cell(page, j)).to_have_class(re.compile(r"\brj-selected\b"))
         assert _lit(page, ".cell.rj-partner") == sorted(swaps[j])
         expect(page.locator(".rj-prompt")).to_contain_text(f"Swap the Joker at {j}")
@@ -131,7 +159,10 @@ def _play_turn(pages: dict[str, Page], state: RomeoState, move: str, *, keyboard
     elif move in swaps:
         # A Joker the Romeo can land on and that can also swap: the first
         # click chooses it (partners light up), a second one moves onto it.
-        press(move)
+        if keyboard:
+            press(move)
+        else:
+            _choose_joker(page, move)
         expect(page.locator(".rj-prompt")).to_contain_text("click the Joker again to move your Romeo onto it")
         assert _lit(page, ".cell.rj-partner") == sorted(swaps[move])
         press(move)
@@ -186,6 +217,10 @@ def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, 
     expect(pages["red"].locator(".rj-board .rj-romeo.rj-black")).to_have_count(1)
     expect(pages["red"].locator(".rj-board .card.rj-joker")).to_have_count(3)
     expect(pages["red"].locator(".rj-juliet-red .rj-goal")).to_contain_text("Red's goal")
+    check_coords(pages["red"], 7, 7)
+    # One game a match: the room says "game", not "deal".
+    noun = pages["red"].evaluate("import('/static/js/games/romeo-and-juliet.js').then(m => m.dealNoun)")
+    assert noun == "game"
     _shot(pages["red"], artifacts / "romeo-start.png")
 
     rng = random.Random(4)
@@ -271,6 +306,7 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     red = pages["red"]
     width = red.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    check_coords(red, 7, 7)
     _shot(red, artifacts / "romeo-phone-start.png", full_page=True)
     state = _start(seed)
     moves = _quick_win(state)
@@ -281,7 +317,7 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
             _, swaps = _split(GAME.legal_moves(state, "red"), GAME.view(state, None)["jokers"])
             assert swaps, "Red has a swap to choose from before the winning move"
             j = sorted(swaps)[0]
-            _cell(red, j).tap()
+            _choose_joker(red, j, tap=True)
             assert _lit(red, ".cell.rj-partner") == sorted(swaps[j])
             _shot(red, artifacts / "romeo-phone-choosing.png")
             red.locator("#seats").tap()

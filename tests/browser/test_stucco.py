@@ -58,6 +58,26 @@ def assert_pick_hidden(watcher: Page, picker: str, card: str) -> None:
     assert pretty(card) not in watcher.locator("#banner").inner_text()
 
 
+SPREAD_JS = """() => {
+  const row = document.querySelector('.st-spread');
+  const items = [...row.querySelectorAll('.st-sp')].map((i) => i.getBoundingClientRect());
+  const line = items.filter((r) => Math.abs(r.top - items[0].top) < 2).length;
+  const box = row.getBoundingClientRect();
+  const step = line > 1 ? items[1].left - items[0].left : items[0].width;
+  return { n: items.length, line, card: items[0].width, step, right: items[line - 1].right - box.left,
+           width: box.width };
+}"""
+
+
+def assert_spread_fits(page: Page) -> None:
+    """The spread overlaps its cards only as much as its width needs: either
+    they do not overlap, or its first line runs to the right edge (and never
+    beyond)."""
+    s = page.evaluate(SPREAD_JS)
+    assert s["right"] <= s["width"] + 1, s
+    assert s["step"] >= s["card"] or s["right"] >= s["width"] - 3, s
+
+
 def play_out(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False) -> tuple[int, int]:
     """Play the deal to its end with the first highlighted card, or Pass;
     returns (cards played, passes). Takes a mid-deal screenshot."""
@@ -73,6 +93,10 @@ def play_out(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False
         page = movers[0]
         other = next(p for p in pages.values() if p is not page)
         assert other.locator(".st-playable, #pass-btn").count() == 0
+        # The waiting player's hint adds to the banner's "… to move": the
+        # card to follow, or the pass.
+        sub = other.locator("#banner .sub").inner_text()
+        assert "to move" not in sub and ("Card to follow: the " in sub or "passed" in sub), sub
         if page.locator("#pass-btn").count():
             assert page.locator(".st-playable").count() == 0
             expect(page.locator("#banner")).to_contain_text("cannot follow")
@@ -87,6 +111,7 @@ def play_out(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False
         if cards == 8 and not shot:
             shot = True
             for seat, p in pages.items():
+                assert_spread_fits(p)
                 shoot(p, shots / f"stucco-{tag}-mid-{seat}.png")
         assert cards + passes < 100
 
@@ -165,6 +190,7 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
         if phase == "match_over":
             expect(p.locator("#match-result")).to_contain_text("the match")
         expect(p.locator(".st-hand.st-bottom")).to_have_attribute("data-seat", seat)
+        assert_spread_fits(p)
     assert len(formulas) == 1, formulas
     for seat, p in pages.items():
         shoot(p, shots / f"stucco-{tag}-end-{seat}.png")

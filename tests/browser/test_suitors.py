@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from browserkit import create_room, lit, press, settled_shot, sit, version, wait_version
+from browserkit import check_coords, create_room, lit, press, settled_shot, sit, version, wait_version
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engine.match import Match
@@ -179,10 +179,13 @@ def test_three_players_play_to_the_queen(server: str, browser: Browser, artifact
     expect(ann.locator('#board .su-cell[data-jack="JH"] .su-tag')).to_have_text("Ben")
     unused = ann.locator('#board .su-cell.su-unused[data-jack="JD"] .su-tag .su-long')
     expect(unused).to_have_text("not in play")
-    expect(ann.locator('.seat-row[data-seat="JS"] .seat-label')).to_have_text("J♠ (a1)")
+    expect(ann.locator('.seat-row[data-seat="JS"] .seat-label')).to_have_text("J♠ a1")
     expect(ann.locator("#banner")).to_contain_text(
         "Turn up a lit face-down card. Your J♠ wins by ending a jump next to the Queen.")
     expect(ann.locator("#scores")).to_contain_text("Jeff Wofford")
+    check_coords(ann, 9, 5)
+    # One game a match: the room says "game", not "deal".
+    assert ann.evaluate("import('/static/js/games/suitors.js').then(m => m.dealNoun)") == "game"
     settled_shot(ann, artifacts / "suitors-start.png")
 
     turns = jumps = 0
@@ -274,14 +277,16 @@ def test_the_big_board_fits_a_phone_and_a_desktop(server: str, browser: Browser,
     expect(ann.locator('#board .su-cell[data-square="f5"]')).to_have_attribute("data-card", "QH")
     expect(ann.locator("#board .su-cell.su-jack, #board .su-cell[data-jack]")).to_have_count(4)
     _no_sideways_scroll(ann)
+    check_coords(ann, 11, 9)
     settled_shot(ann, artifacts / "suitors-big-phone.png", full_page=True)
     desk = browser.new_context(viewport={"width": 1100, "height": 900})
     watcher = desk.new_page()
     watcher.goto(url)
     wait_version(watcher, version(ann))
     assert watcher.evaluate(SNAPSHOT_JS) == GAME.view(state, None)["cells"]
-    expect(watcher.locator("#banner")).to_contain_text("Ann (J♠ (a1)) to move")
+    expect(watcher.locator("#banner")).to_contain_text("Ann (J♠ a1) to move")
     _no_sideways_scroll(watcher)
+    check_coords(watcher, 11, 9)
     settled_shot(watcher, artifacts / "suitors-big-desktop.png")
     assert errors == []
     for ctx in [*ctxs, desk]:

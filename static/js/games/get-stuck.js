@@ -1,8 +1,9 @@
-// Board for Get Stuck and Get Stuck for Four: the 7×7 layout. It draws the
-// view it is sent and highlights the squares in legal_moves; a click or
-// Enter on a highlighted card plays that square.
+// Board for Get Stuck and Get Stuck for Four: the 7×7 layout, labelled a–g
+// and 1–7 (grid.js). It draws the view it is sent and highlights the squares
+// in legal_moves; a click or Enter on a highlighted card plays that square.
 
 import { cardFor, faceUp, faceDown, slide, SUIT_SYMBOL } from "../cards.js";
+import { gridBoard } from "../grid.js";
 
 const SEAT_NAMES = { red: "Red", black: "Black", N: "North", E: "East", S: "South", W: "West" };
 
@@ -68,34 +69,29 @@ function indicators(state) {
 export function render(container, state, ctx) {
   const b = state.view.board;
   const legal = new Set(state.legal_moves);
-  const grid = document.createElement("div");
-  grid.className = `board w${b.width}`;
-  grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", "the layout");
-  const cells = {};
-  b.cells.forEach((tok, i) => {
-    const col = i % b.width, row = Math.floor(i / b.width);
-    const sq = String.fromCharCode(97 + col) + (row + 1);
-    const cell = document.createElement("div");
-    cell.className = "cell";
-    cell.dataset.square = sq;
-    cell.setAttribute("role", "gridcell");
-    cell.append(cardFor(tok));
-    if (b.last && b.last.to === sq) cell.classList.add("last-to");
-    if (b.last && b.last.from === sq) cell.classList.add("last-from");
-    if (legal.has(sq)) {
-      cell.classList.add("playable");
-      cell.tabIndex = 0;
-      cell.setAttribute("role", "button");
-      cell.setAttribute("aria-label", `move ${cell.firstChild.getAttribute("aria-label")} at ${sq} into the gap`);
-      const go = () => ctx.play(sq);
-      cell.addEventListener("click", go);
-      cell.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); }
-      });
-    }
-    cells[sq] = cell;
-    grid.append(cell);
+  const { frame, grid, cells } = gridBoard({
+    width: b.width, tokens: b.cells, label: "the layout",
+    draw: (tok, sq) => {
+      const cell = document.createElement("div");
+      cell.className = "cell";
+      cell.dataset.square = sq;
+      cell.setAttribute("role", "gridcell");
+      cell.append(cardFor(tok));
+      if (b.last && b.last.to === sq) cell.classList.add("last-to");
+      if (b.last && b.last.from === sq) cell.classList.add("last-from");
+      if (legal.has(sq)) {
+        cell.classList.add("playable");
+        cell.tabIndex = 0;
+        cell.setAttribute("role", "button");
+        cell.setAttribute("aria-label", `move ${cell.firstChild.getAttribute("aria-label")} at ${sq} into the gap`);
+        const go = () => ctx.play(sq);
+        cell.addEventListener("click", go);
+        cell.addEventListener("keydown", (e) => {
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); }
+        });
+      }
+      return cell;
+    },
   });
   // Keep keyboard focus on the board across re-renders.
   const hadFocus = container.contains(document.activeElement);
@@ -103,7 +99,7 @@ export function render(container, state, ctx) {
   const prevB = ctx.prev && ctx.prev.view && ctx.prev.view.board;
   const oldCells = {};
   container.querySelectorAll(".cell").forEach((c) => { oldCells[c.dataset.square] = c.getBoundingClientRect(); });
-  container.replaceChildren(grid);
+  container.replaceChildren(frame);
   if (ctx.extra) {
     ctx.extra.replaceChildren();
     if (b.indicators) ctx.extra.append(indicators(state));
@@ -113,16 +109,16 @@ export function render(container, state, ctx) {
   if (moved && oldCells[b.last.from]) {
     // The card slides face up from its old square into the gap, then turns face down.
     const cell = cells[b.last.to];
-    const down = cell.firstChild;
+    const down = cell.querySelector(".card");
     const up = faceUp(down.dataset.card || "");
-    cell.replaceChildren(up);
+    down.replaceWith(up);
     const ghost = { getBoundingClientRect: () => oldCells[b.last.from] };
     slide(up, ghost, () => {
       if (!up.isConnected) return;
       const half = { duration: 140, easing: "ease-in" };
       up.animate([{ transform: "rotateY(0deg)" }, { transform: "rotateY(90deg)" }], half).onfinish = () => {
         if (!up.isConnected) return;
-        cell.replaceChildren(down);
+        up.replaceWith(down);
         down.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0deg)" }], { duration: 140, easing: "ease-out" });
       };
     });

@@ -11,44 +11,30 @@
 // leaving one edge and coming back at the opposite one where it wraps.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
+import { twoStep } from "../choose.js";
+import { el, reduceMotion, svg } from "../dom.js";
+import { colRow, gridBoard } from "../grid.js";
 
 const NAMES = { red: "Red", black: "Black" };
-const SVG_NS = "http://www.w3.org/2000/svg";
 
-// What this page is doing between two state frames: the Joker chosen for a
-// swap (if any) and whether a move was just sent (so a double click does not
-// send two moves).
+/** A match is one game: room.js says "Game" where other games say "Deal". */
+export const dealNoun = "game";
+
+// The Joker chosen for a swap (choice.selected) and whether a move was just
+// sent (so a double click does not send two moves).
+const choice = twoStep({ cell: "rj-cell", act: "rj-act", redraw: applyChoice });
+
+// What else this page keeps between two state frames.
 const ui = {
-  key: "",            // room, deal and version of the state drawn
   moves: null,        // the legal moves, sorted by kind (see sortMoves)
-  selected: null,     // the square of the Joker chosen for a swap
-  sent: false,
-  grid: null,         // the grid element drawn last
   prompt: null,       // the status line that explains the current choice
-  play: null,         // ctx.play of the last render
   view: null,         // the board view drawn last
   observer: null,     // redraws the path when the board changes size
   animated: "",       // the turn whose move was last animated
 };
 
 // ---------------------------------------------------------------- small helpers
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function svg(tag, attrs = {}) {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
-}
-
-function colRow(sq) { return [sq.charCodeAt(0) - 97, Number(sq.slice(1)) - 1]; }
-function squareOf(i, width) { return String.fromCharCode(97 + (i % width)) + (Math.floor(i / width) + 1); }
 function isJoker(tok) { return tok[0] === "7" && tok === tok.toLowerCase(); }
-function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
 
 /** The legal moves by kind: Romeo destinations, swaps by Joker square
  * (partner square → move text) and whether pass is among them. */
@@ -156,12 +142,20 @@ function fillStatus(box, state) {
   if (!box.firstChild) {
     const line = el("p", "rj-explain");
     line.setAttribute("aria-live", "polite");
+    const lines = el("div", "rj-lines");
+    lines.append(line, el("p", "rj-meta"));
+    // The prompt while a Joker is chosen covers the status lines; an
+    // invisible copy of its longest text keeps room for it, so that it
+    // never covers the layout and the layout never moves.
     const prompt = el("p", "rj-prompt");
     prompt.setAttribute("aria-live", "polite");
     prompt.hidden = true;
-    box.append(line, el("p", "rj-meta"), prompt);
+    const room = el("p", "rj-prompt-room", promptText("a5", true));
+    room.setAttribute("aria-hidden", "true");
+    box.append(lines, prompt, room);
   }
-  const [line, meta, prompt] = box.children;
+  const [line, meta] = box.firstChild.children;
+  const prompt = box.children[1];
   let text;
   const outcome = state.view.outcome;
   line.className = "rj-explain";
@@ -350,10 +344,11 @@ function setPrompt(text) {
 /** Light up what can be clicked now: Romeo destinations and swappable
  * Jokers, or (with a Joker chosen) its partners. */
 function applyChoice() {
-  const grid = ui.grid;
+  const grid = choice.grid;
   if (!grid || !ui.moves) return;
   const { dest, swaps } = ui.moves;
-  const sel = ui.selected;
+  const sel = choice.selected;
+  const sent = choice.sent;
   const partners = sel ? swaps.get(sel) : null;
   grid.classList.toggle("rj-choosing", !!sel);
   for (const cell of grid.querySelectorAll(".rj-cell")) {
@@ -361,9 +356,9 @@ function applyChoice() {
     const tok = cell.dataset.card;
     const here = `${isJoker(tok) ? "the Joker" : `the ${pretty(tok)}`} at ${sq}`;
     let label = "";
-    const isDest = dest.has(sq) && (!sel || sq === sel) && !ui.sent;
-    const isSwappable = swaps.has(sq) && !ui.sent;
-    const isPartner = !!partners && partners.has(sq) && !ui.sent;
+    const isDest = dest.has(sq) && (!sel || sq === sel) && !sent;
+    const isSwappable = swaps.has(sq) && !sent;
+    const isPartner = !!partners && partners.has(sq) && !sent;
     cell.classList.toggle("playable", isDest);
     cell.classList.toggle("rj-swappable", isSwappable && sq !== sel);
     cell.classList.toggle("rj-selected", sq === sel);
@@ -374,75 +369,36 @@ function applyChoice() {
     else if (isSwappable && dest.has(sq) && !sel) label = `the Joker at ${sq}: swap it, or move your Romeo onto it`;
     else if (isSwappable) label = `choose the Joker at ${sq} to swap`;
     else if (isDest) label = `move your Romeo to ${here}`;
-    if (label) {
-      cell.classList.add("rj-act");
-      cell.tabIndex = 0;
-      cell.setAttribute("role", "button");
-      cell.setAttribute("aria-label", label);
-    } else {
-      cell.classList.remove("rj-act");
-      cell.removeAttribute("tabindex");
-      cell.setAttribute("role", "gridcell");
-      cell.setAttribute("aria-label", cellLabel(ui.view, sq, tok));
-    }
+    choice.mark(cell, label, cellLabel(ui.view, sq, tok));
   }
-  if (sel) {
-    const also = dest.has(sel) ? ", or click the Joker again to move your Romeo onto it" : "";
-    setPrompt(`Swap the Joker at ${sel}: click a lit card in its row or column${also}. Click elsewhere (or press Esc) to cancel.`);
-  } else {
-    setPrompt("");
-  }
+  setPrompt(sel ? promptText(sel, dest.has(sel)) : "");
 }
 
-function select(sq) {
-  ui.selected = sq;
-  applyChoice();
-}
-
-function send(move) {
-  ui.selected = null;
-  ui.sent = true;
-  applyChoice();
-  ui.play(move);
-  // If the move is refused (an error toast), let the player try again.
-  const key = ui.key;
-  setTimeout(() => {
-    if (ui.key === key && ui.sent) { ui.sent = false; applyChoice(); }
-  }, 1500);
+/** What to do once the Joker at `sq` is chosen (`dest`: the Romeo may also
+ * move onto it). */
+function promptText(sq, dest) {
+  const also = dest ? ", or click the Joker again to move your Romeo onto it" : "";
+  return `Swap the Joker at ${sq} with a lit card in its row or column${also}. Esc or a click elsewhere cancels.`;
 }
 
 function onCell(sq) {
   const m = ui.moves;
-  if (!m || ui.sent) return;
-  if (ui.selected) {
-    const partners = m.swaps.get(ui.selected);
-    if (partners && partners.has(sq)) { send(partners.get(sq)); return; }
-    if (sq === ui.selected) {
-      if (m.dest.has(sq)) send(sq);
-      else select(null);
+  const sel = choice.selected;
+  if (!m || choice.sent) return;
+  if (sel) {
+    const partners = m.swaps.get(sel);
+    if (partners && partners.has(sq)) { choice.send(partners.get(sq)); return; }
+    if (sq === sel) {
+      if (m.dest.has(sq)) choice.send(sq);
+      else choice.select(null);
       return;
     }
-    select(m.swaps.has(sq) ? sq : null);
+    choice.select(m.swaps.has(sq) ? sq : null);
     return;
   }
-  if (m.swaps.has(sq)) select(sq);
-  else if (m.dest.has(sq)) send(sq);
+  if (m.swaps.has(sq)) choice.select(sq);
+  else if (m.dest.has(sq)) choice.send(sq);
 }
-
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && ui.selected) {
-    const sel = ui.selected;
-    select(null);
-    const cell = ui.grid && ui.grid.querySelector(`.rj-cell[data-square="${sel}"]`);
-    if (cell && cell.classList.contains("rj-act")) cell.focus({ preventScroll: true });
-  }
-});
-document.addEventListener("click", (e) => {
-  if (!ui.selected) return;
-  const t = e.target;
-  if (t instanceof Element && t.closest(".rj-cell.rj-act")) return;
-  select(null);
-});
 
 // ---------------------------------------------------------------- animation
 function centreOf(rect) { return [rect.left + rect.width / 2, rect.top + rect.height / 2]; }
@@ -503,47 +459,33 @@ function animateTurn(state, ctx, cells, grid, oldRects) {
 // ---------------------------------------------------------------- render
 export function render(container, state, ctx) {
   const b = state.view.board;
-  const key = `${state.room}|${state.view.deal}|${state.version}`;
-  if (key !== ui.key) { ui.selected = null; ui.sent = false; }
-  ui.key = key;
-  ui.play = ctx.play;
   ui.view = b;
   ui.moves = sortMoves(state.legal_moves, b.jokers);
-  if (ui.selected && !ui.moves.swaps.has(ui.selected)) ui.selected = null;
 
-  const focused = container.contains(document.activeElement) && document.activeElement.dataset
-    ? document.activeElement.dataset.square : null;
+  const focused = choice.focused(container);
   const oldRects = {};
   container.querySelectorAll(".rj-cell").forEach((c) => { oldRects[c.dataset.square] = c.getBoundingClientRect(); });
 
   const status = container.querySelector(":scope > .rj-status") || el("div", "rj-status");
   const prompt = fillStatus(status, state);
   const wrap = el("div", "rj-wrap");
-  const grid = el("div", `board w${b.width} rj-board`);
-  grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", "the layout");
+  const { frame, grid, cells } = gridBoard({
+    width: b.width, tokens: b.cells, className: "rj-board", label: "the layout",
+    draw: (tok, sq) => {
+      const cell = drawCell(b, tok, sq);
+      choice.listen(cell, onCell);
+      return cell;
+    },
+  });
   grid.dataset.turns = String(b.turns);
   grid.dataset.turn = b.turn || "";
-  const cells = {};
-  b.cells.forEach((tok, i) => {
-    const sq = squareOf(i, b.width);
-    const cell = drawCell(b, tok, sq);
-    cell.addEventListener("click", () => onCell(sq));
-    cell.addEventListener("keydown", (e) => {
-      if ((e.key === "Enter" || e.key === " ") && cell.classList.contains("rj-act")) {
-        e.preventDefault();
-        onCell(sq);
-      }
-    });
-    cells[sq] = cell;
-    grid.append(cell);
-  });
   markLast(b, cells);
-  wrap.append(grid);
+  wrap.append(frame);
   const oldWrap = container.querySelector(":scope > .rj-wrap");
   if (status.parentNode === container && oldWrap) oldWrap.replaceWith(wrap);
   else container.replaceChildren(status, wrap);
-  ui.grid = grid;
+  choice.begin(state, ctx, grid);
+  if (choice.selected && !ui.moves.swaps.has(choice.selected)) choice.selected = null;
   ui.prompt = prompt;
   applyChoice();
 
@@ -562,9 +504,5 @@ export function render(container, state, ctx) {
   if (ctx.extra) ctx.extra.replaceChildren();
   animateTurn(state, ctx, cells, grid, oldRects);
 
-  if (focused) {
-    const again = cells[focused];
-    const target = again && again.classList.contains("rj-act") ? again : grid.querySelector(".rj-act");
-    if (target) target.focus({ preventScroll: true });
-  }
+  choice.refocus(focused, cells);
 }

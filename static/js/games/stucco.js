@@ -5,18 +5,10 @@
 // legal_moves; a click, tap, Enter or Space on one plays it.
 
 import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
+import { el, reduceMotion } from "../dom.js";
 
 const NAMES = { north: "North", south: "South" };
 const OTHER = { north: "south", south: "north" };
-
-function reducedMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /** The seat drawn at the bottom: your own, else south. */
 function bottomSeat(state) { return state.you || "south"; }
@@ -85,9 +77,27 @@ export function hint(state) {
   } else if (mine) {
     parts.push(`Play a highlighted card to follow the ${pretty(last)}.`);
   } else if (b.turn) {
-    parts.push(`${who(state, b.turn)} to follow the ${pretty(last)}.`);
+    // The banner already says who moves: tell what they answer.
+    parts.push(waitingSentence(state, last));
   }
   return parts.join(" ");
+}
+
+/** While someone else moves (the banner names them): the card they must
+ * follow and who played it (and how many in a row), or the pass that let
+ * them play on. */
+function waitingSentence(state, last) {
+  const b = state.view.board;
+  const passer = b.last && b.last.move === "pass" ? b.last.seat : null;
+  if (passer) {
+    const them = state.you === passer ? "You" : NAMES[passer];
+    return `${them} could not follow the ${pretty(last)} and passed.`;
+  }
+  const runner = b.spread[b.spread.length - 1].seat;
+  const by = whoShort(state, runner);
+  return b.run > 1
+    ? `Card to follow: the ${pretty(last)}, the last of ${b.run} in a row by ${by}.`
+    : `Card to follow: the ${pretty(last)}, played by ${by}.`;
 }
 
 export function passLabel(state) {
@@ -275,6 +285,39 @@ function drawFormula(state) {
   return box;
 }
 
+/** How much of each card of the spread `row` shows (its --st-step): the
+ * cards fill as few lines as they can with at least --st-min of each card
+ * showing, the same number on each line, each line as wide as the spread;
+ * no overlap (and a small gap) when they fit side by side. */
+function fitSpread(row) {
+  const n = row.querySelectorAll(".st-sp").length;
+  const width = row.getBoundingClientRect().width;
+  if (!n || !width) return;
+  const css = getComputedStyle(row);
+  const card = parseFloat(css.getPropertyValue("--st-sw"));
+  const least = parseFloat(css.getPropertyValue("--st-min"));
+  const most = Math.max(1, Math.floor((width - card) / least) + 1);   // cards a line can hold
+  const perLine = Math.ceil(n / Math.ceil(n / most));
+  const step = perLine > 1 ? Math.min(card + 6, (width - card - 1) / (perLine - 1)) : card + 6;
+  row.style.setProperty("--st-step", `${Math.floor(step * 100) / 100}px`);
+}
+
+let spreadObserver = null;   // fits the spread again when its width changes
+
+function watchSpread(row) {
+  if (spreadObserver) spreadObserver.disconnect();
+  spreadObserver = null;
+  if (!row) return;
+  fitSpread(row);
+  if (!window.ResizeObserver) return;
+  let width = row.getBoundingClientRect().width;
+  spreadObserver = new ResizeObserver(() => {
+    const now = row.getBoundingClientRect().width;
+    if (now !== width) { width = now; fitSpread(row); }
+  });
+  spreadObserver.observe(row);
+}
+
 // ---------------------------------------------------------------- render
 function rects(container) {
   const out = {};
@@ -284,7 +327,7 @@ function rects(container) {
 
 function flip(slot, back, after) {
   const front = slot.querySelector(".st-pick-card");
-  if (!front || reducedMotion()) { after(); return; }
+  if (!front || reduceMotion()) { after(); return; }
   back.classList.add("st-pick-card");
   front.replaceWith(back);
   const half = { duration: 220, easing: "ease-in" };
@@ -314,6 +357,7 @@ export function render(container, state, ctx) {
   wrap.append(drawHand(state, bottom, ctx, "bottom"));
   container.replaceChildren(wrap);
   if (ctx.extra) ctx.extra.replaceChildren();
+  watchSpread(wrap.querySelector(".st-spread"));
 
   const spreadItems = wrap.querySelectorAll(".st-sp");
   const justRevealed = sameDeal && prevB.phase === "opening" && b.phase !== "opening";
@@ -322,7 +366,7 @@ export function render(container, state, ctx) {
     // spread and the other goes back into its hand.
     const first = spreadItems[0] && spreadItems[0].querySelector(".card");
     const backCard = wrap.querySelector(`.st-hand .card[data-card="${b.reveal[OTHER[b.starter]]}"]`);
-    if (first && !reducedMotion()) first.style.visibility = "hidden";
+    if (first && !reduceMotion()) first.style.visibility = "hidden";
     let pending = 2;
     const done = () => {
       pending -= 1;

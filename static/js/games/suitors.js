@@ -12,39 +12,26 @@
 // animated: a reveal flips, a jump slides the Jumper and the jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
+import { twoStep } from "../choose.js";
+import { el, reduceMotion, svg } from "../dom.js";
+import { gridBoard } from "../grid.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
+/** A match is one game: room.js says "Game" where other games say "Deal". */
+export const dealNoun = "game";
 
-// What this page is doing between two state frames.
+// The chosen Jumper (choice.selected) and whether a move was just sent.
+const choice = twoStep({ cell: "su-cell", act: "su-act", redraw: applyChoice });
+
+// What else this page keeps between two state frames.
 const ui = {
-  key: "",          // room, deal and version of the state drawn
   moves: null,      // the legal moves by kind (see sortMoves)
-  selected: null,   // the square of the chosen Jumper
-  sent: false,      // a move was just sent: no second one until the next state
-  grid: null,
   status: null,     // the status line (last move, prompt or result)
   statusText: "",
-  play: null,
   state: null,
   animated: "",     // the turn whose move was last animated
 };
 
 // ---------------------------------------------------------------- small helpers
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function svg(tag, attrs = {}) {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
-}
-
-function squareOf(i, width) { return String.fromCharCode(97 + (i % width)) + (Math.floor(i / width) + 1); }
-function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
 function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
 
 /** The legal moves by kind: squares to reveal, jumps by Jumper square
@@ -83,11 +70,12 @@ function padlock() {
 }
 
 // ---------------------------------------------------------------- room hooks
-/** "J♠ (a1)": the Jack and the square it stands on now. */
+/** "J♠ a1": the Jack and the square it stands on now (room.js puts it in
+ * brackets after the player's name: "Ann (J♠ a1) to move"). */
 export function seatLabel(seat, state) {
   const b = state && state.view && state.view.board;
   const sq = b && b.jacks ? b.jacks[seat] : null;
-  return sq ? `${pretty(seat)} (${sq})` : pretty(seat);
+  return sq ? `${pretty(seat)} ${sq}` : pretty(seat);
 }
 
 /** A side is one seat: "Ann (J♠)", "You (J♠)". */
@@ -250,19 +238,20 @@ function setStatus(text, prompt) {
 /** Light up what can be clicked now: reveals and Jumpers, or (with a Jumper
  * chosen) its landing squares. */
 function applyChoice() {
-  const grid = ui.grid;
+  const grid = choice.grid;
   if (!grid || !ui.moves) return;
   const { reveals, jumps } = ui.moves;
-  const sel = ui.selected;
+  const sel = choice.selected;
+  const sent = choice.sent;
   const lands = sel ? jumps.get(sel) : null;
   grid.classList.toggle("su-choosing", !!sel);
   for (const cell of grid.querySelectorAll(".su-cell")) {
     const sq = cell.dataset.square;
     const tok = cell.dataset.card;
     const what = tok === "??" ? "the face-down card" : `the ${pretty(tok)}`;
-    const isReveal = !sel && !ui.sent && reveals.has(sq);
-    const isJumper = !ui.sent && jumps.has(sq);
-    const isLand = !ui.sent && !!lands && lands.has(sq);
+    const isReveal = !sel && !sent && reveals.has(sq);
+    const isJumper = !sent && jumps.has(sq);
+    const isLand = !sent && !!lands && lands.has(sq);
     cell.classList.toggle("playable", isReveal || (isJumper && !sel) || isLand);
     cell.classList.toggle("su-reveal", isReveal);
     cell.classList.toggle("su-jumper", isJumper && sq !== sel);
@@ -273,17 +262,7 @@ function applyChoice() {
     else if (sq === sel) label = `cancel the jump of ${what} at ${sq}`;
     else if (isJumper) label = `jump with ${what} at ${sq}`;
     else if (isReveal) label = `turn up the face-down card at ${sq}`;
-    if (label) {
-      cell.classList.add("su-act");
-      cell.tabIndex = 0;
-      cell.setAttribute("role", "button");
-      cell.setAttribute("aria-label", label);
-    } else {
-      cell.classList.remove("su-act");
-      cell.removeAttribute("tabindex");
-      cell.setAttribute("role", "gridcell");
-      cell.setAttribute("aria-label", cell.dataset.label);
-    }
+    choice.mark(cell, label, cell.dataset.label);
   }
   if (sel) {
     const tok = grid.querySelector(`.su-cell[data-square="${sel}"]`).dataset.card;
@@ -293,51 +272,20 @@ function applyChoice() {
   }
 }
 
-function select(sq) {
-  ui.selected = sq;
-  applyChoice();
-}
-
-function send(move) {
-  ui.selected = null;
-  ui.sent = true;
-  applyChoice();
-  ui.play(move);
-  // If the move is refused (an error toast), let the player try again.
-  const key = ui.key;
-  setTimeout(() => {
-    if (ui.key === key && ui.sent) { ui.sent = false; applyChoice(); }
-  }, 1500);
-}
-
 function onCell(sq) {
   const m = ui.moves;
-  if (!m || ui.sent) return;
-  if (ui.selected) {
-    const lands = m.jumps.get(ui.selected);
-    if (lands && lands.has(sq)) send(lands.get(sq));
-    else if (sq !== ui.selected && m.jumps.has(sq)) select(sq);
-    else select(null);
+  const sel = choice.selected;
+  if (!m || choice.sent) return;
+  if (sel) {
+    const lands = m.jumps.get(sel);
+    if (lands && lands.has(sq)) choice.send(lands.get(sq));
+    else if (sq !== sel && m.jumps.has(sq)) choice.select(sq);
+    else choice.select(null);
     return;
   }
-  if (m.jumps.has(sq)) select(sq);
-  else if (m.reveals.has(sq)) send(`reveal ${sq}`);
+  if (m.jumps.has(sq)) choice.select(sq);
+  else if (m.reveals.has(sq)) choice.send(`reveal ${sq}`);
 }
-
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && ui.selected) {
-    const sel = ui.selected;
-    select(null);
-    const cell = ui.grid && ui.grid.querySelector(`.su-cell[data-square="${sel}"]`);
-    if (cell && cell.classList.contains("su-act")) cell.focus({ preventScroll: true });
-  }
-});
-document.addEventListener("click", (e) => {
-  if (!ui.selected) return;
-  const t = e.target;
-  if (t instanceof Element && t.closest(".su-cell.su-act")) return;
-  select(null);
-});
 
 // ---------------------------------------------------------------- animation
 /** The card turns over: its back shows, turns edge-on, and its face comes round. */
@@ -380,55 +328,37 @@ function animateTurn(state, ctx, cells, oldRects) {
 // ---------------------------------------------------------------- render
 export function render(container, state, ctx) {
   const b = state.view.board;
-  const key = `${state.room}|${state.view.deal}|${state.version}`;
-  if (key !== ui.key) { ui.selected = null; ui.sent = false; }
-  ui.key = key;
-  ui.play = ctx.play;
   ui.state = state;
   ui.moves = sortMoves(state.legal_moves);
-  if (ui.selected && !ui.moves.jumps.has(ui.selected)) ui.selected = null;
 
-  const focused = container.contains(document.activeElement) && document.activeElement.dataset
-    ? document.activeElement.dataset.square : null;
+  const focused = choice.focused(container);
   const oldRects = {};
   container.querySelectorAll(".su-cell").forEach((c) => { oldRects[c.dataset.square] = c.getBoundingClientRect(); });
 
   const status = statusLine(state);
-  const grid = el("div", `board w${b.width} su-board`);
-  grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", `the ${b.width}×${b.height} layout`);
-  grid.dataset.turns = String(b.turns);
-  grid.dataset.turn = b.turn || "";
   const jacks = jackAt(b);
   const region = regionOf(state);
   const locked = new Set(b.locked);
-  const cells = {};
-  b.cells.forEach((tok, i) => {
-    const sq = squareOf(i, b.width);
-    const cell = drawCell(state, tok, sq, jacks, region, locked);
-    cell.addEventListener("click", () => onCell(sq));
-    cell.addEventListener("keydown", (e) => {
-      if ((e.key === "Enter" || e.key === " ") && cell.classList.contains("su-act")) {
-        e.preventDefault();
-        onCell(sq);
-      }
-    });
-    cells[sq] = cell;
-    grid.append(cell);
+  const { frame, grid, cells } = gridBoard({
+    width: b.width, tokens: b.cells, className: "su-board", label: `the ${b.width}×${b.height} layout`,
+    draw: (tok, sq) => {
+      const cell = drawCell(state, tok, sq, jacks, region, locked);
+      choice.listen(cell, onCell);
+      return cell;
+    },
   });
+  grid.dataset.turns = String(b.turns);
+  grid.dataset.turn = b.turn || "";
   markLast(b, cells);
   const wrap = el("div", `su-wrap su-w${b.width}`);
-  wrap.append(status, grid);
+  wrap.append(status, frame);
   container.replaceChildren(wrap);
-  ui.grid = grid;
+  choice.begin(state, ctx, grid);
+  if (choice.selected && !ui.moves.jumps.has(choice.selected)) choice.selected = null;
   ui.status = status;
   applyChoice();
   if (ctx.extra) ctx.extra.replaceChildren(legend(state));
   animateTurn(state, ctx, cells, oldRects);
 
-  if (focused) {
-    const again = cells[focused];
-    const target = again && again.classList.contains("su-act") ? again : grid.querySelector(".su-act");
-    if (target) target.focus({ preventScroll: true });
-  }
+  choice.refocus(focused, cells);
 }
