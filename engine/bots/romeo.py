@@ -1,0 +1,159 @@
+"""Romeo and Juliet knowledge for the computer players.
+
+* :func:`distance`: the fewest Romeo moves from a Romeo's square to its
+  Juliet on the current layout (ignoring swaps and the other Romeo), by
+  breadth-first search over the game's own move tables.
+* :func:`evaluate`: the searcher's cut-off estimate, from the race between
+  the two distances (the seat to move is half a move ahead).
+* :func:`exact_move`: the strong level's exact search once the race is
+  short: a move that wins by force within :data:`WIN_DEPTH` of our own turns
+  (every reply of the opponent considered, swaps included), else the list of
+  moves after which the opponent cannot land on its Juliet at once, for the
+  searcher to choose among.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from engine.base import Game
+from engine.bots.mcts import Budget, Rewards
+from engine.romeo import FAST, HOME, JULIET, NAMES, OPENING, REACH, SEATS, RomeoState
+
+UNREACHABLE = 20
+"""The distance counted for a Juliet that cannot be reached on this layout."""
+
+TEMPERATURE = 1.2
+"""How sharply a lead of one move in the race raises the estimate."""
+
+WIN_DEPTH = 2
+"""Our own turns within which :func:`exact_move` looks for a forced landing."""
+
+EXACT_RANGE = 3
+"""The exact search runs when either Romeo is at most this many moves from
+its Juliet (before that no forced landing within :data:`WIN_DEPTH` exists
+for us, and the opponent is not about to land)."""
+
+
+def _steps(cells: tuple[str, ...], sq: int, seat: int) -> list[int]:
+    """The squares a Romeo of ``seat`` on ``sq`` could move to on this layout,
+    ignoring the other Romeo (rulings 3 and 4)."""
+    if sq == HOME[seat]:
+        return list(OPENING[seat])
+    tok = cells[sq]
+    if tok[0] == "7":  # a Joker: every card whose own rule lands here
+        return [c for c, _, toks in REACH[sq] if cells[c] in toks]
+    return [d for d, _, _ in FAST[sq].get(tok, ())]
+
+
+def distance(state: RomeoState, seat: int) -> int:
+    """The fewest Romeo moves that bring ``seat``'s Romeo (0 Red, 1 Black) to
+    its Juliet on the current layout, ignoring swaps and the other Romeo;
+    :data:`UNREACHABLE` if none does."""
+    start, goal, home = state.romeos[seat], JULIET[seat], HOME[seat]
+    if start == goal:
+        return 0
+    cells = state.cells
+    seen = {start}
+    frontier = [start]
+    d = 0
+    while frontier and d < UNREACHABLE:
+        d += 1
+        nxt = []
+        for sq in frontier:
+            for x in _steps(cells, sq, seat):
+                if x == goal:
+                    return d
+                if x not in seen and x != home:
+                    seen.add(x)
+                    nxt.append(x)
+        frontier = nxt
+    return UNREACHABLE
+
+
+def evaluate(state: RomeoState) -> Rewards:
+    """Each seat's estimated chance to win: a logistic of the race, the
+    opponent's distance minus ours, plus half a move for the seat to move."""
+    if state.end:
+        if state.end == "won":
+            w = 1 - state.turn
+            return {SEATS[w]: 1.0, SEATS[1 - w]: 0.0}
+        return {SEATS[0]: 0.5, SEATS[1]: 0.5}
+    lead = distance(state, 1) - distance(state, 0) + (0.5 if state.turn == 0 else -0.5)
+    red = 1.0 / (1.0 + math.exp(-lead / TEMPERATURE))
+    return {SEATS[0]: red, SEATS[1]: 1.0 - red}
+
+
+def policy(state: RomeoState, seat: str, moves: tuple[str, ...], rng: random.Random) -> str:
+    """Rollout policy: land on Juliet when possible; else usually a Romeo
+    move, sometimes a swap."""
+    goal = NAMES[JULIET[state.turn]]
+    if goal in moves:
+        return goal
+    steps = [m for m in moves if not m.startswith("swap")]
+    if steps and rng.random() < 0.8:
+        return steps[rng.randrange(len(steps))]
+    return moves[rng.randrange(len(moves))]
+
+
+def lands(state: RomeoState) -> bool:
+    """True if the seat to move can land on its Juliet now."""
+    return not state.end and NAMES[JULIET[state.turn]] in state.moves
+
+
+def forces(game: Game, state: RomeoState, move: str, turns: int, deadline: float | None) -> bool:
+    """True if ``move`` by the seat to move in ``state`` forces a landing on
+    its Juliet within ``turns`` more of its own turns, whatever the opponent
+    replies (a reply that wins or draws refutes it). Raises ``TimeoutError``
+    past ``deadline`` (a ``time.perf_counter()`` value)."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TimeoutError
+    seat = SEATS[state.turn]
+    child = game.apply(state, seat, move)
+    if child.end:
+        return child.end == "won"
+    if turns < 1 or lands(child):
+        return False
+    other = SEATS[child.turn]
+    for r in child.moves:
+        reply = game.apply(child, other, r)
+        if reply.end or not (
+            lands(reply)
+            or (turns > 1 and any(forces(game, reply, m, turns - 1, deadline) for m in reply.moves))
+        ):
+            return False
+    return True
+
+
+def exact_move(
+    game: Game, state: RomeoState, seat: str, budget: Budget
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """For ``seat`` (to move): ``(move, safe)`` where ``move`` lands on our
+    Juliet now or forces a landing within :data:`WIN_DEPTH` of our turns
+    (else ``None``), and ``safe`` lists the moves after which the opponent
+    cannot land at once (``None`` when no move is safe or the race is not yet
+    close enough to look). Half the seconds budget bounds the search."""
+    if state.end or SEATS[state.turn] != seat:
+        return None, None
+    me = state.turn
+    goal = NAMES[JULIET[me]]
+    if goal in state.moves:
+        return goal, None
+    if min(distance(state, me), distance(state, 1 - me)) > EXACT_RANGE:
+        return None, None
+    seconds = budget.effective().seconds
+    deadline = None if seconds is None else time.perf_counter() + seconds / 2
+    safe = []
+    for move in state.moves:
+        child = game.apply(state, seat, move)
+        if not child.end and not lands(child):
+            safe.append(move)
+    try:
+        for move in safe:
+            if forces(game, state, move, WIN_DEPTH - 1, deadline):
+                return move, tuple(safe)
+    except TimeoutError:
+        pass
+    return None, tuple(safe) or None
