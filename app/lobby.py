@@ -62,7 +62,7 @@ class Lobby:
         option or seat, :class:`LobbyFull` beyond ``max_rooms``."""
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
-        if len(self.store) >= self.settings.max_rooms:
+        if len(self.store) >= self.settings.max_rooms and not self._evict_unvisited():
             raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
                             " try again later")
         room = Room.create(game_id, raw_options)
@@ -74,6 +74,17 @@ class Lobby:
         self.store.add(room)
         self.bots.poke(room)
         return room
+
+    def _evict_unvisited(self) -> bool:
+        """Free the oldest room that nobody ever opened, to make space for a new
+        one (so a flood of created-but-unused rooms cannot lock everyone out).
+        Returns False if every room has been opened."""
+        unvisited = [r for r in map(self.store.get, self.store.ids())
+                     if r is not None and not r.visited and not r.connections]
+        if not unvisited:
+            return False
+        self.bots.free(min(unvisited, key=lambda r: r.idle_since or 0.0))
+        return True
 
     async def sweep(self, now: float | None = None) -> list[str]:
         """Free every room that has had no connection for ``room_idle_hours``.

@@ -71,16 +71,24 @@ class FrameError(Exception):
 
 # ---- names ---------------------------------------------------------------------------
 
-_DROP = {"Cc", "Cs", "Zl", "Zp"}
+_DROP = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+"""Unicode categories removed from names: controls, format characters (bidi
+overrides, zero-width characters), surrogates, private use, unassigned, and
+line/paragraph separators."""
+_VISIBLE = ("L", "N", "P", "S")
+"""A name needs a character of one of these categories (letter, number,
+punctuation, symbol) that is not blank, e.g. U+3164 HANGUL FILLER."""
+_BLANK_LOOKING = {"\u3164", "\u2800", "\u115f", "\u1160", "\uffa0"}
 
 
 def clean_name(raw: str) -> str:
-    """A player name with control characters (and lone surrogates, line and
-    paragraph separators) removed, then trimmed. Raises ``ValueError`` unless
+    """A player name with control and format characters (bidi overrides,
+    zero-width characters; also lone surrogates, line and paragraph
+    separators) removed, then trimmed. Raises ``ValueError`` unless
     1 to :data:`NAME_MAX` characters remain. Markup is left as it is: the name
     is text, and escaping is the page's job."""
     name = "".join(ch for ch in raw if unicodedata.category(ch) not in _DROP).strip()
-    if not name:
+    if not any(unicodedata.category(ch)[0] in _VISIBLE and ch not in _BLANK_LOOKING for ch in name):
         raise ValueError("a name needs at least one visible character")
     if len(name) > NAME_MAX:
         raise ValueError(f"a name is at most {NAME_MAX} characters, not {len(name)}")

@@ -46,7 +46,6 @@ from app.protocol import (
     error_text,
 )
 from engine.base import SEED_OPTION, Game, IllegalMove, MalformedMove, MoveError, OptionError
-from engine.cards import derive_seed
 from engine.match import Match
 from engine.registry import get_game
 
@@ -172,6 +171,7 @@ class Room:
         self.lock = asyncio.Lock()
         self.idle_since: float | None = time.monotonic() if now is None else now
         self.closed = False
+        self.visited = False
         self.log: list[LogEntry] = []
         self.handover_seconds = 120.0
 
@@ -322,6 +322,7 @@ class Room:
         """A new connection, as a spectator: it receives the state at once."""
         conn.seat = None
         self.connections.add(conn)
+        self.visited = True
         self.idle_since = None
         self.send_state(conn)
 
@@ -377,7 +378,7 @@ class Room:
         """
         seat = next(
             (s for s, h in self.holders.items()
-             if h.token is not None and secrets.compare_digest(h.token, token)),
+             if h.token is not None and secrets.compare_digest(h.token.encode(), token.encode())),
             None,
         )
         if conn.seat is not None and conn.seat != seat:
@@ -634,8 +635,8 @@ class Room:
         self._new_deal()
 
     def rematch(self, conn: Connection, version: int) -> None:
-        """A new match with the same seats. Its seed is derived from the
-        ``seed`` option and the rematch number if there is one, else random.
+        """A new match with the same seats, dealt from a fresh random seed
+        (never derived from a seed already shown, even in a seeded room).
         Raises ``not_seated``, ``not_playing`` (not ``match_over``) or
         ``stale_version``."""
         self._seated(conn)
@@ -646,8 +647,9 @@ class Room:
             raise self._not_playing("match_over")
         self._check_current(version)
         n = self.rematches + 1
-        seed = (secrets.randbits(63) if self.seed_option is None
-                else derive_seed(self.seed_option, "rematch", n))
+        # Always a fresh random seed: the seed of the match just ended is shown
+        # to everyone, so nothing derived from it may deal the next one.
+        seed = secrets.randbits(63)
         self.match = Match.new(self.game_id, self.options, seed)
         self.rematches = n
         self.moved_at.clear()

@@ -47,6 +47,13 @@ log = logging.getLogger(__name__)
 OUTBOX_FRAMES = 1000
 """Frames that may wait for a slow client before it is disconnected."""
 
+SEND_SECONDS = 20.0
+"""A client that has not taken one frame in this long is disconnected (its
+socket buffer is full: it stopped reading)."""
+
+ROOM_CONNECTIONS = 100
+"""Connections one room accepts at once; more are told so and closed."""
+
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
 
@@ -106,6 +113,11 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
     conn = None
     if room is not None:
         async with room.lock:
+            if not room.closed and len(room.connections) >= ROOM_CONNECTIONS:
+                await websocket.send_text(error_text(
+                    "rate_limited", f"this room already has {ROOM_CONNECTIONS} connections: try later"))
+                await websocket.close(CLOSE_TOO_SLOW)
+                return
             if not room.closed:
                 conn = WsConnection()
                 room.attach(conn)
@@ -132,7 +144,8 @@ async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -
     try:
         async with conn.outbox:
             async for text in conn.outbox:
-                await websocket.send_text(text)
+                with anyio.fail_after(SEND_SECONDS):
+                    await websocket.send_text(text)
         if conn.too_slow:
             await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
     except Exception:  # the client has gone

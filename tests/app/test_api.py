@@ -6,7 +6,7 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import make_client, new_room
+from roomtest import connect, make_client, new_room
 
 from app.settings import Settings
 from engine.base import SEED_OPTION
@@ -86,8 +86,9 @@ def test_create_not_json_is_422(client: TestClient) -> None:
 
 def test_max_rooms_gives_503() -> None:
     with make_client(Settings(max_rooms=2)) as c:
-        new_room(c)
-        new_room(c)
+        for _ in range(2):
+            with connect(c, new_room(c)):  # opened rooms are never evicted to make space
+                pass
         r = c.post("/api/rooms", json={"game": "get-stuck"})
         assert r.status_code == 503
         assert "2 rooms" in r.json()["detail"]

@@ -176,7 +176,7 @@ def test_lobby_limits() -> None:
     lobby = Lobby(Settings(games=("get-stuck",), max_rooms=1))
     with pytest.raises(KeyError, match="get-stuck-4"):
         lobby.create_room("get-stuck-4", {})
-    lobby.create_room("get-stuck", {})
+    lobby.create_room("get-stuck", {}).visited = True
     with pytest.raises(LobbyFull):
         lobby.create_room("get-stuck", {})
 

@@ -45,3 +45,21 @@ def test_bad_numbers(field: dict) -> None:
 
 def test_games_as_a_list() -> None:
     assert Settings(games=["get-stuck"]).games == ("get-stuck",)  # type: ignore[arg-type]
+
+
+def test_a_full_server_frees_a_room_nobody_opened_rather_than_refusing() -> None:
+    """A flood of created-but-never-opened rooms cannot lock everyone out."""
+    from app.lobby import Lobby, LobbyFull
+
+    lobby = Lobby(Settings(max_rooms=3))
+    first = lobby.create_room("get-stuck", {})
+    for _ in range(5):
+        lobby.create_room("get-stuck", {})
+    assert len(lobby.store) == 3
+    assert lobby.store.get(first.id) is None  # the oldest unopened room went first
+    for room_id in lobby.store.ids():
+        room = lobby.store.get(room_id)
+        assert room is not None
+        room.visited = True
+    with pytest.raises(LobbyFull):
+        lobby.create_room("get-stuck", {})

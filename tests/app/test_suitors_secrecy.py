@@ -755,10 +755,6 @@ def test_a_seed_among_the_options_is_caught(client: TestClient) -> None:
     assert any("the seed of match 0" in p for p in rep.problems), rep.problems[:5]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server: a room opened with a seed shows that seed to everyone when its first match is"
-    " over, and rematch n is dealt from derive_seed(seed, 'rematch', n) (app/rooms.py,"
-    " Room._rematch), so the rematch's hidden cards can be worked out from a frame"))
 def test_the_seed_shown_after_a_match_gives_nothing_away_about_the_rematch(client: TestClient) -> None:
     with contextlib.ExitStack() as stack:
         t = Table(client, stack, 2, "standard", derive_seed(6, "leak"), random.Random(6))

@@ -293,3 +293,23 @@ def test_leave_between_deals_and_a_new_player_sits(client: TestClient) -> None:
             s = drain([red, black, c])[2]
             assert s["phase"] == "deal_over" and s["you"] == "black"
             assert s["view"]["totals"] == red.last["view"]["totals"]  # type: ignore[index]
+
+
+def test_names_lose_format_characters_and_need_something_visible() -> None:
+    from app.protocol import clean_name
+
+    assert clean_name("An\u202en") == "Ann"
+    assert clean_name("\u200bBo\u2060") == "Bo"
+    for blank in ("\u200b", "\ufeff", "\u2060\u00ad", "\u3164", "\u2800 ", "\U000e0041"):
+        with pytest.raises(ValueError):
+            clean_name(blank)
+
+
+def test_resume_with_a_non_ascii_token_is_a_bad_token(client: TestClient) -> None:
+    room = new_room(client, "get-stuck")
+    with connect(client, room) as a, connect(client, room) as b:
+        a.send(type="join", seat="red", name="Ann")
+        a.joined()
+        assert b.state()["view"]["seats"][0]["name"] == "Ann"
+        b.send(type="resume", token="é")
+        b.error("bad_token", then_state=True)
