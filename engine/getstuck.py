@@ -246,10 +246,10 @@ class _GetStuckBase(Game[GetStuckState]):
             reason = (f"{SIDE_TITLE[loser]} are both stuck, with both indicators face down:"
                       f" {SIDE_TITLE[winner]} win the deal.")
         else:
-            lost, won = SIDE_TITLE[loser], SIDE_TITLE[winner]
-            reason = f"{lost} is stuck, so {won} moved last and wins the deal."
+            stuck_name, last_name = SIDE_TITLE[loser], SIDE_TITLE[winner]
+            reason = f"{stuck_name} is stuck, so {last_name} moved last and wins the deal."
             if not any(c.islower() for c in state.cells):
-                reason = f"{lost} is stuck on the first move, so {won} wins the deal."
+                reason = f"{stuck_name} is stuck on the first move, so {last_name} wins the deal."
         return Outcome((winner,), tuple(scores), reason)
 
     # ---- views and text -------------------------------------------------------------
