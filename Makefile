@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Frames over 1 MiB close the socket; no compression (a small deflated frame
+# could inflate to megabytes before the 64 KiB check).
+UVICORN_WS := --ws-max-size 1048576 --ws-per-message-deflate false
 
 .PHONY: run test lint bench clean
 
@@ -15,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) $(UVICORN_WS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
