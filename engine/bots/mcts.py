@@ -45,9 +45,9 @@ Policy = Callable[[Any, str, tuple[str, ...], random.Random], str]
 @dataclass(frozen=True)
 class Budget:
     """How long a search may think: ``seconds`` of wall time and/or
-    ``iterations`` (tree iterations for the searcher, nodes × 100 for exact
-    searches). ``None`` means no limit of that kind; with both ``None`` the
-    default is one second."""
+    ``iterations`` of the searcher (the exact searches turn iterations into a
+    node limit, see their modules). ``None`` means no limit of that kind;
+    with both ``None`` the default is one second."""
 
     seconds: float | None = None
     iterations: int | None = None

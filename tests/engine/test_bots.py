@@ -5,6 +5,7 @@ deterministic and fast."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from typing import Any
 
@@ -113,6 +114,20 @@ def test_time_budget_is_honoured_roughly() -> None:
     game = get_game("get-stuck")
     state = game.deal(4, {}, "red")
     assert choose_move("get-stuck", state, "red", "strong", 0.05, 1) in game.legal_moves(state, "red")
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_inputs_survive_pickling_for_a_process_pool(game_id: str) -> None:
+    game = get_game(game_id)
+    opts = game.check_options({})
+    state = game.deal(8, opts, game.starter(opts, 8, 0))
+    seat = game.to_move(state)[-1]
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy == state
+    for level in LEVELS:
+        assert choose_move(game_id, copy, seat, level, None, 4, 30) == choose_move(
+            game_id, state, seat, level, None, 4, 30
+        )
 
 
 # ---- hidden information ---------------------------------------------------------------------
