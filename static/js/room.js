@@ -17,7 +17,7 @@ const $ = (sel) => root.querySelector(sel);
 const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
   actions: $("#actions"), result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
-  name: $("#name"), log: $("#log"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
+  name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
 };
 
 let renderer = null;
@@ -47,6 +47,13 @@ export function toast(message, kind = "info") {
   els.toasts.append(t);
   setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
 }
+
+/** "deal", or "game" for games played one game per match (renderer.dealNoun). */
+function noun() { return (renderer && renderer.dealNoun) || "deal"; }
+function Noun() { return sentence(noun()); }
+/** Signed points with a true minus sign: +5, 0, −10. */
+function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
+function points(n) { return n < 0 ? `−${-n}` : String(n); }
 
 /** A sentence from the engine, with a capital first letter. */
 function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
@@ -86,12 +93,18 @@ function connect() {
   sock.onmessage = (ev) => {
     let frame;
     try { frame = JSON.parse(ev.data); } catch { return; }
+    if (frame.type === "state") {
+      // The seed is a 63-bit integer, beyond what a JS number holds exactly:
+      // keep its digits as text.
+      const m = /"seed":\s*(\d+)/.exec(ev.data);
+      frame.seedText = m ? m[1] : null;
+    }
     onFrame(frame);
   };
   sock.onclose = (ev) => {
     if (ws !== sock) return;
     ws = null;
-    if (ev.code === 4404) { setConn("closed", "This room no longer exists"); return; }
+    if (ev.code === 4404) { roomGone(); return; }
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
@@ -116,9 +129,23 @@ function send(frame) {
   else { toast("Not connected: reconnecting…", "error"); connect(); }
 }
 
+let lastMoveAt = 0;
 export function play(move) {
   if (!state) return;
+  lastMoveAt = Date.now();
   send({ type: "move", move, version: state.version });
+}
+
+/** The room is gone (server restarted, or freed): nothing may be clicked any more. */
+function roomGone() {
+  setConn("closed", "This room no longer exists");
+  if (state) {
+    state = { ...state, legal_moves: [], to_move: [] };
+    render();
+  }
+  els.banner.className = "banner over";
+  els.banner.replaceChildren(el("span", {}, "This room no longer exists (the server may have restarted). "),
+    el("a", { href: "/" }, "Start a new game"));
 }
 
 // ---------------------------------------------------------------- frames
@@ -149,9 +176,17 @@ function onError(f) {
       localStorage.removeItem(TOKEN_KEY);
       break;
     case "no_such_room":
-      setConn("closed", "This room does not exist");
+      roomGone();
+      break;
+    case "not_your_turn":
+    case "illegal_move":
+      // A second click of a move already on its way: the fresh state is coming.
+      if (Date.now() - lastMoveAt < 1500 && f.code === "not_your_turn") break;
+      toast(f.message || f.code, "error");
       break;
     case "stale_version":
+      // A double click: the first click played, the second was on an old version.
+      if (Date.now() - lastMoveAt < 1500) break;
       toast("The position changed before your move arrived. Here it is.", "error");
       break;
     default:
@@ -164,10 +199,10 @@ function render() {
   if (!renderer) return;
   renderBanner();
   renderer.render(els.board, state, { play, prev, extra: els.extra });
-  renderActions();
   renderResult();
   renderSeats();
   renderLog();
+  els.logTitle.textContent = `Moves this ${noun()}`;
   renderScores();
   root.dataset.phase = state.phase;
   root.dataset.version = state.version;
@@ -199,7 +234,7 @@ function renderBanner() {
   if (state.phase === "waiting") {
     const taken = v.seats.filter((s) => s.name).length;
     text = `Waiting for players: ${taken} of ${v.seats.length} seats taken.`;
-    sub = state.you ? "Share the link; the deal starts when every seat is taken." : "Type a name and take a free seat, or watch.";
+    sub = state.you ? `Share the link; the ${noun()} starts when every seat is taken.` : "Type a name and take a free seat, or watch.";
   } else if (state.phase === "playing") {
     if (mine) {
       b.classList.add("your-turn");
@@ -210,13 +245,33 @@ function renderBanner() {
     if (renderer.hint) sub = renderer.hint(state) || "";
   } else if (state.phase === "deal_over") {
     b.classList.add("over");
-    text = `Deal ${v.deal} is over. ${v.outcome ? sentence(v.outcome.reason) : ""}`;
+    text = `${Noun()} ${v.deal} is over. ${v.outcome ? sentence(v.outcome.reason) : ""}`;
   } else if (state.phase === "match_over") {
     b.classList.add("over");
     text = `The match is over. ${matchResultText()}`;
   }
+  if (!state.you && state.phase !== "waiting") sub = sub ? `You are watching. ${sub}` : "You are watching.";
   b.append(el("span", { id: "banner-text" }, text));
   if (sub) b.append(el("span", { class: "sub" }, sub));
+  const acts = bannerActions();
+  if (acts.childElementCount) b.append(acts);
+}
+
+/** Pass, Next deal and Rematch live in the banner, so they are always in view. */
+function bannerActions() {
+  const box = el("span", { class: "banner-actions" });
+  if (state.legal_moves.includes("pass")) {
+    box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play("pass") },
+      renderer.passLabel ? renderer.passLabel(state) : "Pass"));
+  }
+  if (state.phase === "match_over" && state.you) {
+    box.append(el("button", { class: "btn primary", type: "button", id: "rematch-btn",
+      onclick: () => send({ type: "rematch", version: state.version }) }, "Rematch"));
+  } else if (state.phase === "deal_over" && state.you) {
+    box.append(el("button", { class: "btn primary", type: "button", id: "next-deal-btn",
+      onclick: () => send({ type: "next_deal", version: state.version }) }, `Next ${noun()}`));
+  }
+  return box;
 }
 
 function matchResultText() {
@@ -226,24 +281,16 @@ function matchResultText() {
   return `${sideName(w[0])} win${sideName(w[0]).startsWith("You") ? "" : "s"} the match.`;
 }
 
-function renderActions() {
-  const a = els.actions;
-  a.replaceChildren();
-  if (state.legal_moves.includes("pass")) {
-    a.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play("pass") },
-      renderer.passLabel ? renderer.passLabel(state) : "Pass"));
-  }
-}
 
 function outcomeBlock(outcome, title) {
   const box = el("div", { class: "sides" });
   for (const s of outcome.scores) {
     const won = outcome.winners.includes(s.side);
     const lines = el("ul", { class: "breakdown" });
-    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${ln.points > 0 ? "+" : ""}${ln.points}`));
+    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
     box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), won ? " · won the deal" : ""),
-      el("div", { class: "pts" }, String(s.points)),
+      el("div", {}, el("strong", {}, sideName(s.side)), won ? ` · won the ${noun()}` : ""),
+      el("div", { class: "pts" }, points(s.points)),
       lines));
   }
   return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
@@ -256,19 +303,12 @@ function renderResult() {
   const v = state.view;
   if (!v.outcome || !["deal_over", "match_over", "waiting"].includes(state.phase)) return;
   r.hidden = false;
-  r.append(outcomeBlock(v.outcome, `Deal ${v.deal}`));
-  const actions = el("div", { class: "actions" });
+  r.append(outcomeBlock(v.outcome, `${Noun()} ${v.deal}`));
   if (state.phase === "match_over") {
     r.append(el("p", { id: "match-result" }, el("strong", {}, matchResultText()), " ",
-      Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${p}`).join(" · ")));
-    if (v.seed !== null && v.seed !== undefined) r.append(el("p", { class: "sub" }, `Match seed: ${v.seed}`));
-    if (state.you) actions.append(el("button", { class: "btn primary", type: "button", id: "rematch-btn",
-      onclick: () => send({ type: "rematch", version: state.version }) }, "Rematch"));
-  } else if (state.phase === "deal_over" && state.you) {
-    actions.append(el("button", { class: "btn primary", type: "button", id: "next-deal-btn",
-      onclick: () => send({ type: "next_deal", version: state.version }) }, "Next deal"));
+      Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${points(p)}`).join(" · ")));
+    if (state.seedText) r.append(el("p", { class: "sub" }, `Match seed: ${state.seedText}`));
   }
-  r.append(actions);
 }
 
 function renderSeats() {
@@ -370,23 +410,23 @@ function renderScores() {
   const v = state.view;
   const sides = v.sides.map((s) => s.side);
   const table = el("table");
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, "Deal"), ...sides.map((s) => el("th", {}, sideName(s))))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))))));
   const body = el("tbody");
   for (const h of v.history) {
     body.append(el("tr", {}, el("td", {}, String(h.deal)),
       ...sides.map((s) => {
         const sc = h.outcome.scores.find((x) => x.side === s);
-        const td = el("td", { title: sc ? sc.lines.map((l) => `${l.label}: ${l.points}`).join("\n") : "" }, sc ? String(sc.points) : "");
+        const td = el("td", { title: sc ? sc.lines.map((l) => `${l.label}: ${signed(l.points)}`).join("\n") : "" }, sc ? points(sc.points) : "");
         return td;
       })));
   }
   table.append(body);
-  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, String(v.totals[s] ?? 0))))));
+  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))))));
   els.scores.replaceChildren(table);
   const opts = v.options || {};
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
-  else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `Deal ${v.deal} of ${opts.deals}`));
+  else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${opts.deals}`));
 }
 
 // ---------------------------------------------------------------- page wiring
