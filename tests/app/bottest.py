@@ -1,0 +1,181 @@
+"""Helpers for the computer-player tests: fast settings, a thinker that
+records every search, peers whose reads time out instead of hanging, and
+waiting for a state that satisfies a condition."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from fastapi.testclient import TestClient
+from roomtest import Peer
+from starlette.testclient import WebSocketTestSession
+
+from app.bots import Thinker
+from app.lobby import Lobby
+from app.main import create_app
+from app.settings import Settings
+from engine.bots import choose_move
+from engine.registry import get_game
+
+FAST = Settings(bot_seconds=0.005, bot_pause=0, bot_between_deals=0, bot_pool="thread", bot_workers=2,
+                handover_seconds=1.0)
+"""Computer players that think for 5 ms and never pause, in two threads;
+a seat may be handed over after 1 s away (long enough for a test to be
+refused first, even on a busy machine)."""
+
+WAIT = 30.0
+"""Seconds a test waits for a frame (or a condition) before it fails."""
+
+
+@dataclass(frozen=True)
+class Search:
+    """One call of ``choose_move`` as the server made it, and its answer."""
+
+    game_id: str
+    state: Any
+    seat: str
+    level: str
+    seconds: float
+    seed: int
+    move: str
+    legal: tuple[str, ...]
+
+
+class Recorder:
+    """``choose_move`` that keeps every call (thread-safe), for a
+    :class:`app.bots.Thinker` with threads."""
+
+    def __init__(self) -> None:
+        self.searches: list[Search] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, game_id: str, state: Any, seat: str, level: str, seconds: float, seed: int) -> str:
+        move = choose_move(game_id, state, seat, level, seconds, seed)
+        legal = get_game(game_id).legal_moves(state, seat)
+        with self._lock:
+            self.searches.append(Search(game_id, state, seat, level, seconds, seed, move, legal))
+        return move
+
+    def illegal(self) -> list[Search]:
+        """The searches whose move was not legal in the state given."""
+        with self._lock:
+            return [s for s in self.searches if s.move not in s.legal]
+
+
+def make_bot_client(settings: Settings = FAST, choose: Any = None) -> TestClient:
+    """A test client of a fresh app whose computer players think with
+    ``choose`` (a :class:`Recorder` by default) in the settings' pool."""
+    thinker = Thinker(settings.bot_pool, settings.bot_workers, choose or Recorder())
+    return TestClient(create_app(settings, thinker=thinker))
+
+
+def lobby_of(client: TestClient) -> Lobby:
+    """The app's lobby (its rooms and computer players)."""
+    lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
+    return lobby
+
+
+def recorder_of(client: TestClient) -> Recorder:
+    """The :class:`Recorder` the app's computer players think with."""
+    rec = lobby_of(client).bots.thinker.choose_fn
+    assert isinstance(rec, Recorder)
+    return rec
+
+
+class _Timed:
+    """A websocket test session whose ``receive_text`` fails after
+    :data:`WAIT` seconds instead of waiting forever (it reads the session's
+    queue through the session's own portal)."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self._ws = ws
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+    def receive_text(self) -> str:
+        ws = self._ws
+
+        async def get() -> Any:
+            with anyio.fail_after(WAIT):
+                return await ws._send_rx.receive()
+
+        message = ws.portal.call(get)
+        ws._raise_on_close(message)
+        return str(message["text"])
+
+
+@contextlib.contextmanager
+def watch(client: TestClient, room: str) -> Iterator[Peer]:
+    """A peer connected to ``room`` whose reads time out; its first state is
+    received (any seat may already be held)."""
+    with client.websocket_connect(f"/ws/{room}") as ws:
+        peer = Peer(_Timed(ws))  # type: ignore[arg-type]
+        assert peer.state()["you"] is None
+        yield peer
+
+
+def until(peer: Peer, done: Callable[[dict[str, Any]], bool], frames: int = 20_000) -> dict[str, Any]:
+    """Read ``peer``'s frames until a state satisfies ``done``; return it.
+    Fails on an error frame, after ``frames`` frames or a silence of
+    :data:`WAIT` seconds."""
+    if peer.last is not None and done(peer.last):
+        return peer.last
+    for _ in range(frames):
+        frame = peer.recv()
+        assert frame["type"] != "error", frame
+        if frame["type"] == "state" and done(frame):
+            return frame
+    raise AssertionError(f"no state satisfied the condition in {frames} frames")
+
+
+def eventually(check: Callable[[], bool], what: str) -> None:
+    """Wait (polling) until ``check()`` is true; fail after :data:`WAIT` s."""
+    deadline = time.monotonic() + WAIT
+    while not check():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.01)
+
+
+def seat_of(state: dict[str, Any], seat: str) -> dict[str, Any]:
+    """The ``view.seats`` entry of ``seat``."""
+    return next(s for s in state["view"]["seats"] if s["seat"] == seat)
+
+
+def new_bot_room(client: TestClient, game: str, bots: dict[str, Any],
+                 **options: Any) -> dict[str, Any]:
+    """Create a room with computer players over the API; return the answer."""
+    r = client.post("/api/rooms", json={"game": game, "options": options, "bots": bots})
+    assert r.status_code == 201, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def playing_until(peer: Peer, done: Callable[[dict[str, Any]], bool], frames: int = 20_000) -> dict[str, Any]:
+    """Play ``peer``'s turns (its first legal move) until a state satisfies
+    ``done``, and return that state; computer players play the other seats.
+    A move is sent once, then not again until the log shows it (a computer
+    acting at the same moment, as in Stucco's secret pick, sends a state in
+    between)."""
+    pending: tuple[int, int] | None = None
+
+    def step(state: dict[str, Any]) -> bool:
+        nonlocal pending
+        if done(state):
+            return True
+        mine = (state["view"]["deal"], sum(e["seat"] == state["you"] for e in state["view"]["log"]))
+        if pending is not None and mine <= pending:
+            return False
+        pending = None
+        if state["legal_moves"]:
+            peer.send(type="move", move=state["legal_moves"][0], version=state["version"])
+            pending = mine
+        return False
+
+    return until(peer, step, frames)
