@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
-from itertools import filterfalse
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from engine.base import (
     JSON,
@@ -60,6 +58,7 @@ MAX_TURNS = 1000
 VARIANTS = ("standard", "big", "colours")
 
 _REVEAL, _JUMP = 0, 1
+_UNLOCKED: frozenset[int] = frozenset()
 
 
 def jumper_rank(card: str) -> int:
@@ -91,11 +90,14 @@ class Step:
     """A well-formed move on a layout, parsed once: ``kind`` (reveal or jump),
     ``line``: the revealed square, or the jump's squares from the Jumper to
     the landing square, and ``span``: the slice of the cells that ``line``
-    is."""
+    is; for a jump, ``order``: the line sorted, and ``locks``: its squares as
+    a set (the cards it locks, ruling 4)."""
 
     kind: int
     line: tuple[int, ...]
     span: slice
+    order: tuple[int, ...] = ()
+    locks: frozenset[int] = frozenset()
 
 
 class Board:
@@ -139,8 +141,9 @@ class Board:
                 for k, (q, text) in enumerate(ray):
                     d = ray[0][0] - p
                     stop = q + 1 if d > 0 else (q - 1 if q else None)
-                    self.parse[text] = Step(_JUMP, (p, *(sq for sq, _ in ray[: k + 1])),
-                                            slice(p, stop, d))
+                    line = (p, *(sq for sq, _ in ray[: k + 1]))
+                    self.parse[text] = Step(_JUMP, line, slice(p, stop, d), tuple(sorted(line)),
+                                            frozenset(line))
 
 
 BOARD_9X5 = Board(9, 5)
@@ -217,6 +220,37 @@ class Region:
     reveals: tuple[str, ...]
 
 
+_T = TypeVar("_T")
+
+
+class _cached(Generic[_T]):
+    """Like :func:`functools.cached_property` (computed once, then kept in the
+    instance's ``__dict__``), without the lock Python 3.11 takes on every
+    first access, which costs about as much as a whole Suitors move. Two
+    threads racing compute the same value twice: every value here is a pure
+    function of the state."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _cached[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _cached[_T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
 # ---- the state --------------------------------------------------------------------------
 
 
@@ -259,17 +293,17 @@ class SuitorsState:
         cells = " ".join(UNKNOWN if c.islower() else c for c in self.cells)
         return f"SuitorsState({head}; cells: {cells})"
 
-    @property
+    @_cached
     def board(self) -> Board:
         """The layout tables of this variant."""
         return BOARDS[self.variant]
 
-    @property
+    @_cached
     def mover(self) -> str:
         """The seat whose turn it is (still set once the game is over)."""
         return self.seats[self.turn]
 
-    @cached_property
+    @_cached
     def winner(self) -> str | None:
         """The seat whose Jack ended its own jump orthogonally next to the
         Queen (ruling 5), else ``None``."""
@@ -281,7 +315,7 @@ class SuitorsState:
             return self.last_seat
         return None
 
-    @cached_property
+    @_cached
     def over(self) -> bool:
         """True once a Jack reached the Queen, every player passed in a row, or
         1,000 turns were played (ruling 5)."""
@@ -291,7 +325,7 @@ class SuitorsState:
             or self.turns >= MAX_TURNS
         )
 
-    @cached_property
+    @_cached
     def locked(self) -> frozenset[int]:
         """Squares of the cards the mover may not use as Jumper: they were
         Jumper or jumped during another player's turn since the mover's last
@@ -307,7 +341,7 @@ class SuitorsState:
         since = self.turns - k  # seat's last turn number (negative: none yet)
         return sorted(sq for sq, t in self.moved if t > since)
 
-    @cached_property
+    @_cached
     def regions(self) -> list[Region]:
         """The connected regions found so far: a cache that depends only on
         which squares are face up. A jump or a pass hands it on unchanged
@@ -349,7 +383,7 @@ class SuitorsState:
         cards ``seat`` may turn up (ruling 4)."""
         return self.region_at(self.cells.index(seat))
 
-    @cached_property
+    @_cached
     def moves(self) -> tuple[str, ...]:
         """The mover's legal moves (ruling 4): its reveals by square, then its
         jumps by Jumper square (in square order) and direction (north, east,
@@ -360,19 +394,15 @@ class SuitorsState:
         seat = self.mover
         cells = self.cells
         b = self.board
-        j = cells.index(seat)
-        region = self.region_at(j)
+        region = self.region_at(cells.index(seat))
         locked = self.locked
-        squares: tuple[int, ...] | list[int] = region.squares
-        if locked:
-            squares = list(filterfalse(locked.__contains__, squares))
         out = list(region.reveals)
         append = out.append
         beats = BEATS[self.variant, seat].get
         steps = b.steps
-        for p in squares:
+        for p in region.squares:
             allowed = beats(cells[p])
-            if allowed is None:
+            if allowed is None or p in locked:
                 continue
             for q, text, rest in steps[p]:
                 if cells[q] in allowed:
@@ -460,38 +490,61 @@ class Suitors(Game[SuitorsState]):
             raise IllegalMove(_why_illegal(state, move))
         n = len(state.seats)
         turns = state.turns + 1
-        oldest = turns - (n - 1)
-        moved = tuple(e for e in state.moved if e[1] >= oldest) if state.moved else ()
+        turn = (state.turn + 1) % n
+        moved = state.moved
+        if moved:  # keep the entries of the last n - 1 turns
+            oldest = turns - (n - 1)
+            moved = tuple([e for e in moved if e[1] >= oldest])
+        regions = state.regions
+        winner = None
         if step is None:  # pass
-            new = SuitorsState(state.variant, state.seats, state.cells, state.aside,
-                               (state.turn + 1) % n, turns, state.passes + 1, moved, seat, move)
-            derived: dict[str, Any] = {
-                "regions": state.regions, "winner": None,
-                "over": state.passes + 1 >= n or turns >= MAX_TURNS,
-            }
+            cells = state.cells
+            passes = state.passes + 1
+            over = passes >= n or turns >= MAX_TURNS
+            locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
+        elif step.kind == _REVEAL:
+            sq = step.line[0]
+            listed = list(state.cells)
+            listed[sq] = listed[sq].upper()
+            cells = tuple(listed)
+            regions = [r for r in regions if sq not in r.down]
+            passes = 0
+            over = turns >= MAX_TURNS
+            locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
         else:
-            cells = list(state.cells)
+            listed = list(state.cells)
             line = step.line
-            winner = None
-            regions = state.regions
-            if step.kind == _REVEAL:
-                sq = line[0]
-                cells[sq] = cells[sq].upper()
-                regions = [r for r in regions if sq not in r.down]
+            if len(line) == 2:  # one card jumped: the two swap (ruling 4)
+                a, c = line
+                seg = [listed[a], listed[c]]
+                listed[a], listed[c] = seg[1], seg[0]
             else:
-                seg = cells[step.span]
-                cells[step.span] = seg[1:] + seg[:1]  # the shift (ruling 4)
-                moved = tuple(sorted(
-                    [e for e in moved if e[0] not in line] + [(sq, state.turns) for sq in line]
-                ))
-                if seat in seg and cells.index(seat) in b.near_queen:
-                    winner = seat
-            new = SuitorsState(state.variant, state.seats, tuple(cells), state.aside,
-                               (state.turn + 1) % n, turns, 0, moved, seat, move)
-            derived = {"regions": regions, "winner": winner,
-                       "over": winner is not None or turns >= MAX_TURNS}
-        derived["locked"] = frozenset(sq for sq, _ in moved) if moved else frozenset()
-        new.__dict__.update(derived)
+                span = step.span
+                seg = listed[span]
+                listed[span] = seg[1:] + seg[:1]  # the shift (ruling 4)
+            if seat in seg and listed.index(seat) in b.near_queen:
+                winner = seat
+            cells = tuple(listed)
+            passes = 0
+            over = winner is not None or turns >= MAX_TURNS
+            t = state.turns
+            if moved:
+                moved = tuple(sorted([e for e in moved if e[0] not in line]
+                                     + [(sq, t) for sq in line]))
+                locked = frozenset([sq for sq, _ in moved])
+            else:
+                moved = tuple([(sq, t) for sq in step.order])
+                locked = step.locks
+        # Fields and derived data at once, without the dataclass __init__
+        # (the derived data the move tells for free: see SuitorsState).
+        new: SuitorsState = object.__new__(SuitorsState)
+        new.__dict__.update({
+            "variant": state.variant, "seats": state.seats, "cells": cells,
+            "aside": state.aside, "turn": turn, "turns": turns, "passes": passes,
+            "moved": moved, "last_seat": seat, "last_move": move,
+            "board": b, "mover": state.seats[turn], "winner": winner, "over": over,
+            "locked": locked, "regions": regions,
+        })
         return new
 
     def describe(self, state: SuitorsState, seat: str, move: str) -> str:
