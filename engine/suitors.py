@@ -104,7 +104,11 @@ class Board:
     """The fixed tables of one layout shape: squares, neighbours, rays and
     every well-formed reveal and in-line jump, so that play never recomputes
     them. ``corners`` are ``a1``, top-right, bottom-right, bottom-left (the
-    seat order); ``queen`` is the centre square."""
+    seat order); ``queen`` is the centre square. A board pickles as a
+    reference to the shared one of its shape (states keep theirs)."""
+
+    def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
+        return _board, (self.width, self.height)
 
     def __init__(self, width: int, height: int) -> None:
         g = Grid(width, height)
@@ -148,6 +152,11 @@ class Board:
 
 BOARD_9X5 = Board(9, 5)
 BOARD_11X9 = Board(11, 9)
+
+
+def _board(width: int, height: int) -> Board:
+    """The shared board of that shape (how boards unpickle)."""
+    return BOARD_9X5 if (width, height) == (9, 5) else BOARD_11X9
 BOARDS = {"standard": BOARD_9X5, "colours": BOARD_9X5, "big": BOARD_11X9}
 
 _DECK_47 = tuple(c for c in FULL_DECK if c[0] != "J" and c != QUEEN)

@@ -4,6 +4,7 @@ the view's secrecy, determinization and random play."""
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import re
 from collections import Counter
@@ -682,6 +683,48 @@ def test_determinize_keeps_the_view_and_changes_hidden_cards() -> None:
         # built from public information only: other hidden cards, same result
         shuffled = G.determinize(s, "JC", random.Random(99))
         assert G.determinize(shuffled, "JS", random.Random(3)) == G.determinize(s, "JS", random.Random(3))
+
+
+# ---- states made by apply -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opts", [{}, {"players": 3}, {"variant": "colours"}, {"variant": "big"}])
+def test_applied_states_match_states_read_from_text(opts: dict[str, object]) -> None:
+    """``apply`` builds states without the dataclass ``__init__`` and hands
+    them derived data (the locks, the end, the regions): each one equals,
+    hashes like and plays like the same position read from its text."""
+    checked = G.check_options(opts)
+    for k in range(4):
+        s = G.deal(k, checked, "JS")
+        rng = random.Random(k)
+        while True:
+            fresh = G.from_text(G.to_text(s))
+            assert s == fresh and hash(s) == hash(fresh) and repr(s) == repr(fresh)
+            assert (s.mover, s.over, s.winner, s.locked) == (
+                fresh.mover, fresh.over, fresh.winner, fresh.locked)
+            assert s.moves == fresh.moves and G.outcome(s) == G.outcome(fresh)
+            for seat in s.seats:
+                assert s.region(seat) == fresh.region(seat)
+            if not G.to_move(s):
+                break
+            s = G.apply(s, s.mover, rng.choice(s.moves))
+            with pytest.raises(AttributeError):
+                s.turns = 0  # type: ignore[misc]  # still frozen
+
+
+def test_states_pickle_small_and_alike() -> None:
+    """A state sent to a worker process pickles without its layout tables
+    (the board comes back as the shared one) and plays on alike."""
+    s = G.deal(6, G.check_options({}), "JS")
+    rng = random.Random(6)
+    for _ in range(40):
+        s = G.apply(s, s.mover, rng.choice(s.moves))
+    data = pickle.dumps(s)
+    back = pickle.loads(data)
+    assert len(data) < 4000
+    assert back == s and back.board is s.board and back.moves == s.moves
+    move = s.moves[-1]
+    assert G.to_text(G.apply(back, back.mover, move)) == G.to_text(G.apply(s, s.mover, move))
 
 
 # ---- random play --------------------------------------------------------------------------
