@@ -107,9 +107,6 @@ class Board:
     seat order); ``queen`` is the centre square. A board pickles as a
     reference to the shared one of its shape (states keep theirs)."""
 
-    def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
-        return _board, (self.width, self.height)
-
     def __init__(self, width: int, height: int) -> None:
         g = Grid(width, height)
         self.grid = g
@@ -149,15 +146,19 @@ class Board:
                     self.parse[text] = Step(_JUMP, line, slice(p, stop, d), tuple(sorted(line)),
                                             frozenset(line))
 
+    def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
+        return _board, (self.width, self.height)
+
 
 BOARD_9X5 = Board(9, 5)
 BOARD_11X9 = Board(11, 9)
+BOARDS = {"standard": BOARD_9X5, "colours": BOARD_9X5, "big": BOARD_11X9}
 
 
 def _board(width: int, height: int) -> Board:
-    """The shared board of that shape (how boards unpickle)."""
-    return BOARD_9X5 if (width, height) == (9, 5) else BOARD_11X9
-BOARDS = {"standard": BOARD_9X5, "colours": BOARD_9X5, "big": BOARD_11X9}
+    """The shared board of that shape (how a pickled board comes back)."""
+    return {(9, 5): BOARD_9X5, (11, 9): BOARD_11X9}[width, height]
+
 
 _DECK_47 = tuple(c for c in FULL_DECK if c[0] != "J" and c != QUEEN)
 DECKS: dict[str, tuple[str, ...]] = {
@@ -278,9 +279,13 @@ class SuitorsState:
     ``last_seat``/``last_move``: the last action, or ``""`` before the first.
 
     Derived data (cached properties) is handed from a state to the next by
-    :meth:`Suitors.apply` where the move tells it at no cost (the end of the
-    game, the locks) or leaves it unchanged (the regions, after a jump or a
-    pass); any state can also compute it from scratch.
+    :meth:`Suitors.apply` where the move tells it at no cost (the mover, the
+    end of the game, the locks) or leaves it unchanged (the board; the
+    regions, after a jump or a pass); any state can also compute it from
+    scratch. ``apply`` builds the new state without the dataclass
+    ``__init__`` (it sets the fields and that data in one go), for speed:
+    such a state equals, hashes like and plays like one made by the
+    constructor.
     """
 
     variant: str
@@ -506,20 +511,20 @@ class Suitors(Game[SuitorsState]):
             moved = tuple([e for e in moved if e[1] >= oldest])
         regions = state.regions
         winner = None
-        if step is None:  # pass
-            cells = state.cells
-            passes = state.passes + 1
-            over = passes >= n or turns >= MAX_TURNS
+        if step is None or step.kind == _REVEAL:
             locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
-        elif step.kind == _REVEAL:
-            sq = step.line[0]
-            listed = list(state.cells)
-            listed[sq] = listed[sq].upper()
-            cells = tuple(listed)
-            regions = [r for r in regions if sq not in r.down]
-            passes = 0
-            over = turns >= MAX_TURNS
-            locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
+            if step is None:  # pass
+                cells = state.cells
+                passes = state.passes + 1
+                over = passes >= n or turns >= MAX_TURNS
+            else:
+                sq = step.line[0]
+                listed = list(state.cells)
+                listed[sq] = listed[sq].upper()
+                cells = tuple(listed)
+                regions = [r for r in regions if sq not in r.down]
+                passes = 0
+                over = turns >= MAX_TURNS
         else:
             listed = list(state.cells)
             line = step.line
