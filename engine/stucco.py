@@ -86,6 +86,11 @@ def _words(cards: list[str]) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
+def _title(seat: str) -> str:
+    """A seat as people write it: ``"north"`` → ``"North"``."""
+    return seat.capitalize()
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -275,21 +280,21 @@ class Stucco(Game[StuccoState]):
         if not state.spread:
             other = state.picks[1 - s]
             if other < 0 or code == PASS_CODE:
-                return f"{seat} picks a card"
+                return f"{_title(seat)} picks a card"
             picks = (code, other) if s == 0 else (other, code)
             starter = _colour_starter(state.dealer, *picks)
             same = (picks[0] >> 3 & 1) == (picks[1] >> 3 & 1)
             rule = ("the same colour, so the non-dealer" if same
                     else "different colours, so the dealer")
             back = 1 - starter
-            return (f"{seat} picks a card; the picks are shown: north {pretty(CARDS[picks[0]])},"
-                    f" south {pretty(CARDS[picks[1]])}: {rule}, {SEATS[starter]}, starts with the"
+            return (f"{_title(seat)} picks a card; the picks are shown: North {pretty(CARDS[picks[0]])},"
+                    f" South {pretty(CARDS[picks[1]])}: {rule}, {_title(SEATS[starter])}, starts with the"
                     f" {pretty(CARDS[picks[starter]])} and the {pretty(CARDS[picks[back]])}"
-                    f" goes back to {SEATS[back]}'s hand")
+                    f" goes back to {_title(SEATS[back])}'s hand")
         last = pretty(CARDS[state.spread[-1] & 31])
         if code == PASS_CODE:
-            return f"{seat} cannot follow the {last} and passes"
-        return f"{seat} plays the {pretty(CARDS[code])} on the {last}"
+            return f"{_title(seat)} cannot follow the {last} and passes"
+        return f"{_title(seat)} plays the {pretty(CARDS[code])} on the {last}"
 
     # ---- results --------------------------------------------------------------------
     def outcome(self, state: StuccoState) -> Outcome | None:
@@ -308,11 +313,11 @@ class Stucco(Game[StuccoState]):
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played × {run} in the last turn",
                                  n * run)
             else:
-                line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {SEATS[winner]}"
+                line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {_title(SEATS[winner])}"
                                  " played the last card", 0)
             scores.append(SideScore(seat, (seat,), line.points, (line,)))
-        reason = (f"neither player can follow the {pretty(CARDS[last & 31])}:"
-                  f" {SEATS[winner]} played the last card")
+        reason = (f"Neither player can follow the {pretty(CARDS[last & 31])}:"
+                  f" {_title(SEATS[winner])} played the last card.")
         return Outcome((SEATS[winner],), tuple(scores), reason)
 
     # ---- views and text -------------------------------------------------------------

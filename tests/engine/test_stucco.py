@@ -340,7 +340,7 @@ def test_view_fields_during_play() -> None:
     hand = view["hands"]["south"]
     suits = [c[1] for c in hand]
     assert suits == sorted(suits, key="SHCD".index)
-    assert GAME.describe(state, "north", "KS") == "north plays the K♠ on the Q♠"
+    assert GAME.describe(state, "north", "KS") == "North plays the K♠ on the Q♠"
 
 
 def test_text_rejects_bad_positions() -> None:
