@@ -157,6 +157,10 @@ function onFrame(f) {
   } else if (f.type === "joined") {
     localStorage.setItem(TOKEN_KEY, f.token);
     replaced = false;
+    // Seated: drop the "type your name" hint and bring the banner (whose turn,
+    // what to do) back into view, which matters on a phone.
+    els.toasts.replaceChildren();
+    els.banner.scrollIntoView({ block: "start", behavior: "smooth" });
     if (sitAt) {
       sitAt = null;
       history.replaceState(null, "", location.pathname);
@@ -234,7 +238,10 @@ function renderBanner() {
   if (state.phase === "waiting") {
     const taken = v.seats.filter((s) => s.name).length;
     text = `Waiting for players: ${taken} of ${v.seats.length} seats taken.`;
-    sub = state.you ? `Share the link; the ${noun()} starts when every seat is taken.` : "Type a name and take a free seat, or watch.";
+    const playComputer = sitAt && !state.you && v.seats.every((s) => s.name || s.seat === sitAt);
+    sub = state.you ? `Share the link; the ${noun()} starts when every seat is taken.`
+      : playComputer ? "The computer players are ready: type your name and press Take a seat to start."
+      : "Type a name and take a free seat, or watch.";
   } else if (state.phase === "playing") {
     if (mine) {
       b.classList.add("your-turn");
@@ -278,6 +285,10 @@ function matchResultText() {
   const w = state.view.match_winners || [];
   if (!w.length) return "";
   if (w.length > 1) return "It's a tie.";
+  const side = state.view.sides.find((x) => x.side === w[0]);
+  if (state.you && side && side.seats.includes(state.you)) {
+    return side.seats.length > 1 ? `Your side, ${sideName(w[0])}, wins the match.` : "You win the match.";
+  }
   return `${sideName(w[0])} win${sideName(w[0]).startsWith("You") ? "" : "s"} the match.`;
 }
 

@@ -97,6 +97,9 @@ def test_two_player_game_on_a_phone(server: str, browser: Browser, artifacts: Pa
     wait_version(red, v + 1)
     wait_version(black, v + 1)
     expect(red.locator(".cell.last-to")).to_have_count(1)
+    expect(red.locator(".gs-last")).to_contain_text("Last move: ")
+    width = red.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"after a move the page scrolls sideways at 360 px: {width}"
     check_coords(red, 7, 7)
     red.screenshot(path=str(artifacts / "get-stuck-phone.png"), full_page=True)
     for c in ctxs:

@@ -99,7 +99,14 @@ export function render(container, state, ctx) {
   const prevB = ctx.prev && ctx.prev.view && ctx.prev.view.board;
   const oldCells = {};
   container.querySelectorAll(".cell").forEach((c) => { oldCells[c.dataset.square] = c.getBoundingClientRect(); });
-  container.replaceChildren(frame);
+  // What just happened, in words, above the board (the log panel may be far
+  // below on a phone, and computer players move quickly).
+  const caption = document.createElement("div");
+  caption.className = "gs-last";
+  caption.setAttribute("aria-live", "polite");
+  const log = state.view.log;
+  caption.textContent = log.length ? `Last move: ${log[log.length - 1].text}` : "\u00a0";
+  container.replaceChildren(caption, frame);
   if (ctx.extra) {
     ctx.extra.replaceChildren();
     if (b.indicators) ctx.extra.append(indicators(state));
