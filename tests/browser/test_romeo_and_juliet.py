@@ -327,11 +327,12 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
             _shot(red, artifacts / "romeo-phone-playing.png", full_page=True)
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == ("red",)
-    for pg in pages.values():
+    for seat, pg in pages.items():
         expect(pg.locator("#room")).to_have_attribute("data-phase", "match_over")
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator("#result")).to_contain_text("Red's Romeo reached Juliet at g1")
-        expect(pg.locator("#banner")).to_contain_text("Red wins the match")
+        won = "You win the match" if seat == "red" else "Red wins the match"
+        expect(pg.locator("#banner")).to_contain_text(won)
         expect(pg.locator(".rj-explain")).to_contain_text("reaches Juliet")
         assert _lit(pg, ".rj-act") == []
     expect(pages["black"].locator('#result .side-score.won[data-side="red"]')).to_be_visible()

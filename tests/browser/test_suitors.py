@@ -214,7 +214,7 @@ def test_three_players_play_to_the_queen(server: str, browser: Browser, artifact
         expect(page.locator("#room")).to_have_attribute("data-phase", "match_over")
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#result")).to_contain_text("J♥ reached the Queen of Hearts")
-        who = "You (J♥) win the match" if seat == "JH" else "Ben (J♥) wins the match"
+        who = "You win the match" if seat == "JH" else "Ben (J♥) wins the match"
         expect(page.locator("#banner")).to_contain_text(who)
         line = "Your J♥ reached the Queen of Hearts: you win!" if seat == "JH" else \
             "Ben's J♥ reached the Queen of Hearts: Ben wins."
