@@ -45,11 +45,11 @@ def client() -> Iterator[TestClient]:
         yield c
 
 
-@pytest.mark.parametrize("level", BOT_LEVELS)
-@pytest.mark.parametrize("game", list(GAMES))
+# Easy computers take too long to end a Suitors deal by chance: that pairing
+# is left out (easy Suitors moves are still checked by the engine bot tests).
+@pytest.mark.parametrize(("game", "level"), [
+    (game, level) for game in GAMES for level in BOT_LEVELS if (game, level) not in SLOW])
 def test_computers_play_a_whole_match_with_legal_moves(client: TestClient, game: str, level: str) -> None:
-    if (game, level) in SLOW:
-        pytest.skip("easy computers take too long to end a Suitors deal by chance")
     made = new_bot_room(client, game, {"level": level, "seats": "all"}, seed=21, **SHORT.get(game, {}))
     played: Counter[tuple[str, str]] = Counter()
     with watch(client, made["room"]) as spectator:
