@@ -10,7 +10,8 @@ proving the value of positions right after the opening (every one of the
 32 possible opening cards of ``--stucco-deals`` deals), median and maximum.
 
 The per-move budget is ``--iterations`` of search for the strong level
-(medium uses a tenth) or ``--seconds``; deals run in ``--jobs`` processes.
+(medium uses a tenth or less, see ``engine.bots.PROFILES``) or ``--seconds``;
+deals run in ``--jobs`` processes.
 
 Usage: ``python bench/strength.py [--games 200] [--iterations 300]
 [--seconds S] [--jobs 2] [--stucco-deals 20] [game-id ...]``
@@ -106,7 +107,7 @@ def main() -> None:
     budget = " and ".join(
         [f"{args.seconds} s"] * (args.seconds is not None) + [f"{iterations} iterations"] * bool(iterations)
     )
-    print(f"budget per move: strong {budget} (medium a tenth); {args.games} deals per pairing")
+    print(f"budget per move: strong {budget} (medium a tenth or less); {args.games} deals per pairing")
     tasks = [
         (gid, a, b, i, args.seconds, iterations)
         for gid in ids for a, b in PAIRINGS for i in range(args.games)

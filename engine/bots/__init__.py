@@ -10,8 +10,9 @@ Levels:
 * ``easy``: a random legal move, except that it takes a move that wins at
   once and avoids a move that lets the next seat win at once (on its own
   seat's knowledge only).
-* ``medium``: the generic searcher (:mod:`engine.bots.mcts`) with a tenth of
-  the budget.
+* ``medium``: a move that wins at once if there is one, else the generic
+  searcher (:mod:`engine.bots.mcts`) with a tenth of the budget
+  (``Profile.medium_share``).
 * ``strong``: the whole budget, plus the game's exact search where there is
   one (:data:`PROFILES`): Stucco after the opening, Get Stuck endgames,
   Romeo and Juliet short forced wins.
@@ -39,9 +40,6 @@ LEVELS = ("easy", "medium", "strong")
 DEFAULT_SECONDS = 1.0
 """Default thinking time of the strong level, in seconds per move."""
 
-MEDIUM_SHARE = 0.1
-"""Share of the budget the medium level uses."""
-
 Exact = Callable[[Game, Any, str, Budget, random.Random], "tuple[str | None, tuple[str, ...] | None]"]
 """A game's exact search for the strong level: ``(game, state, seat, budget,
 rng) -> (move, candidates)``: a move it proved best (or ``None`` when it
@@ -56,7 +54,8 @@ class Profile:
     ``reward`` turns outcomes into rewards (win/loss, maybe with the
     margin); ``policy``, ``evaluate`` and ``rollout_depth`` shape rollouts
     (see :class:`engine.bots.mcts.Searcher`); ``c`` is the exploration
-    constant; ``exact`` is the strong level's exact search (or ``None``).
+    constant; ``exact`` is the strong level's exact search (or ``None``);
+    ``medium_share`` is the share of the budget the medium level uses.
     """
 
     reward: Reward = field(default_factory=Reward)
@@ -65,6 +64,7 @@ class Profile:
     rollout_depth: int | None = None
     c: float = 0.7
     exact: Exact | None = None
+    medium_share: float = 0.1
 
 
 Found = tuple[str | None, tuple[str, ...] | None]
@@ -112,7 +112,7 @@ def choose_move(
     """The move the computer player at ``seat`` makes in ``state``.
 
     ``level`` is one of :data:`LEVELS`. The budget is ``seconds`` of thinking
-    (the strong level's; medium uses a tenth, easy next to nothing) and/or
+    (the strong level's; medium uses a tenth or less, easy next to nothing) and/or
     ``iterations`` of search; give ``seconds=None`` and an ``iterations``
     count for play that depends only on the inputs. ``rng`` is a seed or a
     ``random.Random``. The result is always one of ``legal_moves(state,
@@ -136,7 +136,7 @@ def choose_move(
         move = easy_move(game, state, seat, rand)
     elif level == "medium":
         move = winning_now(game, state, seat, rand) or _search(
-            game, prof, state, seat, budget.scaled(MEDIUM_SHARE), rand
+            game, prof, state, seat, budget.scaled(prof.medium_share), rand
         )
     else:
         move = _strong(game, prof, state, seat, budget, rand)

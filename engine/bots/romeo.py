@@ -25,6 +25,9 @@ from engine.romeo import FAST, HOME, JULIET, NAMES, OPENING, REACH, SEATS, Romeo
 UNREACHABLE = 20
 """The distance counted for a Juliet that cannot be reached on this layout."""
 
+BLOCKED = 2
+"""Moves added to a Romeo's distance when the other Romeo blocks its path."""
+
 TEMPERATURE = 1.2
 """How sharply a lead of one move in the race raises the estimate."""
 
@@ -37,21 +40,26 @@ its Juliet (before that no forced landing within :data:`WIN_DEPTH` exists
 for us, and the opponent is not about to land)."""
 
 
-def _steps(cells: tuple[str, ...], sq: int, seat: int) -> list[int]:
-    """The squares a Romeo of ``seat`` on ``sq`` could move to on this layout,
-    ignoring the other Romeo (rulings 3 and 4)."""
+def _steps(cells: tuple[str, ...], sq: int, seat: int, other: int) -> list[int]:
+    """The squares a Romeo of ``seat`` on ``sq`` could move to on this layout
+    with the other Romeo standing on ``other`` (rulings 3 and 4)."""
     if sq == HOME[seat]:
-        return list(OPENING[seat])
+        return [d for d in OPENING[seat] if d != other]
     tok = cells[sq]
     if tok[0] == "7":  # a Joker: every card whose own rule lands here
-        return [c for c, _, toks in REACH[sq] if cells[c] in toks]
-    return [d for d, _, _ in FAST[sq].get(tok, ())]
+        out = []
+        for c, _, toks in REACH[sq]:
+            blockers = toks.get(cells[c])
+            if blockers is not None and other not in blockers:
+                out.append(c)
+        return out
+    return [d for d, blockers, _ in FAST[sq].get(tok, ()) if other not in blockers]
 
 
-def distance(state: RomeoState, seat: int) -> int:
+def path_length(state: RomeoState, seat: int, other: int) -> int:
     """The fewest Romeo moves that bring ``seat``'s Romeo (0 Red, 1 Black) to
-    its Juliet on the current layout, ignoring swaps and the other Romeo;
-    :data:`UNREACHABLE` if none does."""
+    its Juliet on the current layout without swaps, with the other Romeo on
+    square ``other`` (-1: ignore it); :data:`UNREACHABLE` if none does."""
     start, goal, home = state.romeos[seat], JULIET[seat], HOME[seat]
     if start == goal:
         return 0
@@ -63,7 +71,7 @@ def distance(state: RomeoState, seat: int) -> int:
         d += 1
         nxt = []
         for sq in frontier:
-            for x in _steps(cells, sq, seat):
+            for x in _steps(cells, sq, seat, other):
                 if x == goal:
                     return d
                 if x not in seen and x != home:
@@ -71,6 +79,15 @@ def distance(state: RomeoState, seat: int) -> int:
                     nxt.append(x)
         frontier = nxt
     return UNREACHABLE
+
+
+def distance(state: RomeoState, seat: int) -> int:
+    """How far ``seat``'s Romeo is from its Juliet, in moves: the shortest
+    path on the current layout where the other Romeo stands, but at most
+    :data:`BLOCKED` more than the path ignoring it (the other Romeo moves
+    on, though a Romeo it walls in may wait long)."""
+    free = path_length(state, seat, -1)
+    return min(path_length(state, seat, state.romeos[1 - seat]), free + BLOCKED)
 
 
 def evaluate(state: RomeoState) -> Rewards:
