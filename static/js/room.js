@@ -16,7 +16,7 @@ let sitAt = new URLSearchParams(location.search).get("sit");
 const $ = (sel) => root.querySelector(sel);
 const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
-  actions: $("#actions"), result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
+  result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
 };
 
