@@ -8,7 +8,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/cardboard
 
-RUN groupadd --gid 10001 cardboard && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin cardboard
+RUN groupadd --gid 10001 cardboard && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin cardboard \
+    && mkdir /data && chown 10001:10001 /data
 
 COPY pyproject.toml README.md ./
 COPY engine ./engine
@@ -16,6 +17,10 @@ COPY app ./app
 COPY templates ./templates
 COPY static ./static
 RUN pip install --no-cache-dir -e .
+
+# Rooms are kept in an SQLite file on this volume (docker-compose.yml names it).
+ENV CARDBOARD_DATABASE=/data/cardboard.db
+VOLUME ["/data"]
 
 USER 10001:10001
 EXPOSE 8000

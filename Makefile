@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Rooms are kept in this SQLite file across restarts.
+DATABASE ?= data/cardboard.db
+
 run: $(STAMP)
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) $(UVICORN_WS)
+	CARDBOARD_DATABASE=$(DATABASE) $(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) $(UVICORN_WS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -156,9 +156,11 @@ class Bots:
     moving on); ``tasks`` maps ``(room id, purpose)`` to the running task.
     """
 
-    def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None) -> None:
+    def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None,
+                 on_free: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         self.store = store
+        self.on_free = on_free
         self.thinker = thinker or Thinker(settings.bot_pool, settings.bot_workers)
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.played = 0
@@ -210,10 +212,15 @@ class Bots:
         self.poke(room)
 
     def free(self, room: Room) -> None:
-        """Close ``room``, forget it and stop its computer players."""
+        """Close ``room``, forget it, stop its computer players and tell
+        ``on_free`` (which ends it in storage)."""
+        if room.closed:
+            return
         room.closed = True
         if self.store.get(room.id) is room:
             self.store.remove(room.id)
+        if self.on_free is not None:
+            self.on_free(room.id)
         for (room_id, _), task in list(self.tasks.items()):
             if room_id == room.id and task is not asyncio.current_task():
                 task.cancel()
@@ -233,7 +240,7 @@ class Bots:
         loop = asyncio.get_running_loop()
         start = loop.time()
         version, state = room.version, room.match.state
-        holder = room.holders.get(seat)
+        holder = room.table.holder(seat)
         level = holder.level if holder is not None else None
         if level is None:
             return
@@ -248,30 +255,34 @@ class Bots:
         wait = pause - (loop.time() - start)
         if wait > 0:
             await asyncio.sleep(wait)
-        async with room.lock:
+        def play() -> None:
             if room.closed:
-                return
-            try:
-                room.computer_move(seat, move, version)
-                self.played += 1
-            except RoomError as exc:
-                self.refused += 1
-                level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
-                level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
-                          room.id, move, seat, exc.code, exc.message)
+                raise RoomError("not_seated", "the room has been closed")
+            room.computer_move(seat, move, version)
+        try:
+            await room.act(play)
+            self.played += 1
+        except RoomError as exc:
+            self.refused += 1
+            level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
+            level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
+                      room.id, move, seat, exc.code, exc.message)
 
     async def _continue(self, room: Room) -> None:
         """Start the next deal or match of a watched room of computer players,
         after a pause for the spectators to read the result."""
         version = room.version
         await asyncio.sleep(self.settings.bot_between_deals)
-        async with room.lock:
-            if room.closed or not room.computer_only or not room.watched:
-                return
-            try:
+        if room.closed or not room.computer_only or not room.watched:
+            return
+
+        def go_on() -> None:
+            if not room.closed and room.computer_only and room.watched:
                 room.computer_continue(version)
-            except RoomError as exc:
-                log.info("room %s: the computer players could not go on (%s)", room.id, exc.message)
+        try:
+            await room.act(go_on)
+        except RoomError as exc:
+            log.info("room %s: the computer players could not go on (%s)", room.id, exc.message)
 
     def _watch_absences(self, room: Room) -> None:
         """Schedule a notice for each person away mid-deal whose seat is not

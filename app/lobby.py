@@ -1,35 +1,131 @@
 """The lobby: the games on offer, room creation (with computer players if
-asked) and the idle-room sweep."""
+asked), finding a room (live in this process, or rebuilt from storage), and
+the sweep that frees idle rooms.
+
+Rooms live in two places: the durable ``storage`` (:mod:`app.storage`) keeps
+every room's record; ``store`` holds the rooms this process has loaded, each
+with its connections and lock. A room is loaded on first use (a page, a
+socket, a computer player's turn), so a server with many rooms in its
+database starts at once.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from app.bots import Bots, Thinker
-from app.protocol import DEFAULT_LEVEL
+from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room
 from app.settings import Settings
+from app.storage import Storage, StorageError, make_storage
 from app.store import MemoryRoomStore, RoomStore
-from engine.base import SEED_OPTION, OptionError
+from app.table import BadRecord, computer_seats
+from engine.base import SEED_OPTION
 from engine.registry import get_game
+
+log = logging.getLogger(__name__)
+
+EVICT_AGE = 300.0
+"""Seconds a room is protected from eviction after its creation, opened or not."""
+
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+"""What a room id looks like; anything else is no room, without a look-up."""
 
 
 class LobbyFull(Exception):
     """No room can be created: the server holds ``max_rooms`` already."""
 
 
-class Lobby:
-    """The server's rooms (``store``), the games on offer (``settings.games``)
-    and the computer players (``bots``, thinking with ``thinker`` if given)."""
+class TooManyRooms(Exception):
+    """This client address has created rooms too fast; ``retry_after`` is in
+    seconds."""
 
-    def __init__(self, settings: Settings, store: RoomStore | None = None,
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Unavailable(Exception):
+    """The storage cannot be used just now."""
+
+
+class CreationLimiter:
+    """Room creation per client address, as a token bucket: ``burst`` rooms at
+    once, then one every ``3600 / per_hour`` seconds. Addresses are forgotten
+    once their bucket is full again."""
+
+    def __init__(self, burst: int, per_hour: float) -> None:
+        self.burst = burst
+        self.rate = per_hour / 3600.0
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, address: str, now: float) -> float:
+        """Take one room for ``address``; 0 if allowed, else the seconds to
+        wait before the next one is."""
+        tokens, then = self._buckets.get(address, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        if tokens < 1.0:
+            self._buckets[address] = (tokens, now)
+            return (1.0 - tokens) / self.rate if self.rate > 0 else float("inf")
+        self._buckets[address] = (tokens - 1.0, now)
+        if len(self._buckets) > 10_000:
+            self._forget(now)
+        return 0.0
+
+    def _forget(self, now: float) -> None:
+        full = [a for a, (t, then) in self._buckets.items()
+                if t + (now - then) * self.rate >= self.burst]
+        for address in full:
+            del self._buckets[address]
+
+
+class Lobby:
+    """The server's rooms: ``storage`` (durable; by default the one the
+    settings name), ``store`` (the rooms loaded in this process), the games
+    on offer (``settings.games``) and the computer players (``bots``,
+    thinking with ``thinker`` if given)."""
+
+    def __init__(self, settings: Settings, storage: Storage | None = None,
                  thinker: Thinker | None = None) -> None:
         self.settings = settings
-        self.store: RoomStore = store if store is not None else MemoryRoomStore()
-        self.bots = Bots(settings, self.store, thinker)
+        self.storage: Storage = storage if storage is not None else make_storage(settings)
+        self.store: RoomStore = MemoryRoomStore()
+        self.bots = Bots(settings, self.store, thinker, self._close_stored)
+        self.limiter = CreationLimiter(settings.room_create_burst, settings.room_create_per_hour)
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self.wall = time.time
+        """The wall clock (Unix seconds) for room ages; tests replace it."""
 
+    # ---- start and stop -----------------------------------------------------------------
+    async def open(self) -> None:
+        """Open the storage (raises ``StorageError`` with a message for the
+        person starting the server), then load, in the background, the rooms
+        whose computer players were playing a deal among themselves."""
+        await self.storage.open()
+        asyncio.get_running_loop().create_task(self._resume_computers())
+
+    async def _resume_computers(self) -> None:
+        try:
+            metas = await self.storage.rooms()
+        except StorageError as exc:
+            log.error("cannot list the stored rooms: %s", exc)
+            return
+        for meta in metas:
+            if meta.computer_only and meta.phase == "playing":
+                await self.room(meta.id)
+
+    async def close(self) -> None:
+        """Stop the computer players, then finish every write and close the
+        storage (server shutdown)."""
+        await self.bots.close()
+        await self.storage.close()
+
+    # ---- games --------------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
         """The games on offer, as ``GET /api/games`` lists them: ``id``,
         ``title``, ``seats`` (with default options) and ``options`` (name →
@@ -52,44 +148,120 @@ class Lobby:
         """True if ``game_id`` is on offer here."""
         return game_id in self.settings.games
 
-    def create_room(self, game_id: str, raw_options: dict[str, Any],
-                    bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL) -> Room:
-        """A new room, kept in the store. ``bot_seats`` seats computer players
-        of ``bot_level`` at once: ``"others"`` (every seat but the first, which
-        is left for the creator), ``"all"`` or a list of seats.
+    # ---- rooms --------------------------------------------------------------------------
+    async def create_room(self, game_id: str, raw_options: dict[str, Any],
+                          bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL,
+                          client: str | None = None) -> Room:
+        """A new room, stored before it is returned. ``bot_seats`` seats
+        computer players of ``bot_level`` at once: ``"others"`` (every seat
+        but the first, which is left for the creator), ``"all"`` or a list of
+        seats. ``client`` is the creator's address, for the per-address limit.
 
         Raises ``KeyError`` for a game not on offer, ``OptionError`` for a bad
-        option or seat, :class:`LobbyFull` beyond ``max_rooms``."""
+        option or seat, :class:`TooManyRooms` when ``client`` creates too
+        fast, :class:`LobbyFull` beyond ``max_rooms``, :class:`Unavailable`
+        if the storage fails."""
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
-        if len(self.store) >= self.settings.max_rooms and not self._evict_unvisited():
-            raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
-                            " try again later")
-        room = Room.create(game_id, raw_options)
-        while self.store.get(room.id) is not None:  # pragma: no cover - 96 random bits
-            room = Room.create(game_id, raw_options)
-        room.handover_seconds = self.settings.handover_seconds
+        game = get_game(game_id)
+        bots = None
         if bot_seats is not None:
-            room.seat_computers(_bot_seats(room, bot_seats), bot_level)
-        self.store.add(room)
+            bots = computer_seats(game.seats(game.check_options(
+                {k: v for k, v in raw_options.items() if k != SEED_OPTION.name})), bot_seats, bot_level)
+        if client is not None:
+            wait = self.limiter.take(client, time.monotonic())
+            if wait > 0:
+                raise TooManyRooms(f"this address has created many rooms in a short time; try again"
+                                   f" in {wait:.0f} seconds", wait)
+        try:
+            if await self.storage.count_open() >= self.settings.max_rooms and not await self._evict():
+                raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
+                                " try again later")
+            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots)
+            await room.commit()
+        except StorageError as exc:
+            raise Unavailable(str(exc)) from None
+        except FrameError as exc:
+            raise Unavailable(exc.message) from None
+        self._add(room)
         self.bots.poke(room)
         return room
 
-    def _evict_unvisited(self) -> bool:
-        """Free the oldest room that nobody ever opened, to make space for a new
-        one (so a flood of created-but-unused rooms cannot lock everyone out).
-        Returns False if every room has been opened."""
-        unvisited = [r for r in map(self.store.get, self.store.ids())
-                     if r is not None and not r.visited and not r.connections]
-        if not unvisited:
-            return False
-        self.bots.free(min(unvisited, key=lambda r: r.idle_since or 0.0))
-        return True
+    def _add(self, room: Room) -> None:
+        room.handover_seconds = self.settings.handover_seconds
+        room.on_commit = self.bots.poke
+        self.store.add(room)
 
-    async def sweep(self, now: float | None = None) -> list[str]:
-        """Free every room that has had no connection for ``room_idle_hours``.
-        Returns the ids freed. ``now`` is ``time.monotonic()`` by default."""
+    async def _evict(self) -> bool:
+        """Free the oldest room that nobody ever opened and that is older than
+        :data:`EVICT_AGE`, to make space for a new one (so a flood of
+        created-but-unused rooms cannot lock everyone out). False if there is
+        none."""
+        cutoff = self.wall() - EVICT_AGE
+        unopened = [m for m in await self.storage.rooms() if not m.opened and m.created < cutoff]
+        for meta in sorted(unopened, key=lambda m: m.created):
+            live = self.store.get(meta.id)
+            if live is not None and (live.visited or live.connections):
+                continue
+            if live is not None:
+                self.bots.free(live)
+            await self.storage.close_room(meta.id)
+            return True
+        return False
+
+    async def room(self, room_id: str) -> Room | None:
+        """The room with this id, loaded from storage if this process has not
+        loaded it yet; ``None`` if there is no such room or it is closed.
+        Raises :class:`Unavailable` if the storage fails."""
+        live = self.store.get(room_id)
+        if live is not None:
+            return None if live.closed else live
+        if not ROOM_ID.fullmatch(room_id):
+            return None
+        loading = self._loading.get(room_id)
+        if loading is None:
+            loading = self._loading[room_id] = asyncio.ensure_future(self._load(room_id))
+            loading.add_done_callback(lambda _: self._loading.pop(room_id, None))
+        return await asyncio.shield(loading)
+
+    async def _load(self, room_id: str) -> Room | None:
+        try:
+            stored = await self.storage.load(room_id)
+        except StorageError as exc:
+            raise Unavailable(str(exc)) from None
+        if stored is None or stored.meta.closed:
+            return None
+        try:
+            room = Room.rebuild(stored, self.storage)
+        except BadRecord as exc:
+            log.error("room %s cannot be rebuilt from its record: %s", room_id, exc)
+            return None
+        self._add(room)
+        self.bots.poke(room)
+        return room
+
+    def touch(self, room: Room) -> None:
+        """Note in storage that a connection to ``room`` opened or closed now."""
+        task = asyncio.get_running_loop().create_task(
+            self.storage.touch(room.id, time.time(), room.visited))
+        task.add_done_callback(_quiet)
+
+    def _close_stored(self, room_id: str) -> None:
+        """A room was freed (``Bots.free``): end it in storage too, kept as
+        history if a match of it finished."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        loop.create_task(self.storage.close_room(room_id)).add_done_callback(_quiet)
+
+    async def sweep(self, now: float | None = None, wall: float | None = None) -> list[str]:
+        """Free every loaded room that has had no connection for
+        ``room_idle_hours`` (``now``: ``time.monotonic()`` by default), and in
+        storage every room unused that long (``wall``: ``time.time()``),
+        keeping finished matches ``keep_days``. Returns the ids freed."""
         now = time.monotonic() if now is None else now
+        wall = time.time() if wall is None else wall
         limit = self.settings.room_idle_seconds
         freed = []
         for room_id in self.store.ids():
@@ -101,15 +273,15 @@ class Lobby:
                     continue
                 self.bots.free(room)
                 freed.append(room_id)
+        live = frozenset(self.store.ids())
+        try:
+            freed += await self.storage.purge(wall - limit, wall - self.settings.keep_days * 86400.0,
+                                              live)
+        except StorageError as exc:
+            log.error("the idle sweep could not reach the storage: %s", exc)
         return freed
 
 
-def _bot_seats(room: Room, seats: str | Sequence[str]) -> list[str]:
-    """The seats ``"others"``, ``"all"`` or a list stand for in ``room``."""
-    if seats == "others":
-        return list(room.seats[1:])
-    if seats == "all":
-        return list(room.seats)
-    if isinstance(seats, str):
-        raise OptionError(f"bots.seats must be 'others', 'all' or a list of seats, not {seats[:20]!r}")
-    return list(seats)
+def _quiet(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a background storage write failed: %s", task.exception())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
@@ -23,12 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.bots import Thinker
-from app.lobby import Lobby, LobbyFull
+from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, check_level
 from app.settings import Settings, get_settings
-from app.store import RoomStore
+from app.storage import Storage, StorageError
 from app.ws import serve
 from engine.base import OptionError
+
+log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -70,17 +73,24 @@ class CreatedRoom(BaseModel):
     seat: str | None = None
 
 
-def create_app(settings: Settings | None = None, store: RoomStore | None = None,
+def create_app(settings: Settings | None = None, storage: Storage | None = None,
                thinker: Thinker | None = None) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
-    rooms in ``store`` (in memory by default), its computer players thinking
-    with ``thinker`` (by default as ``settings`` say)."""
+    rooms in ``storage`` (by default the one ``settings.database`` names),
+    its computer players thinking with ``thinker`` (by default as
+    ``settings`` say). The storage is opened when the app starts; if it
+    cannot be, the server does not start and says why."""
     settings = settings if settings is not None else get_settings()
-    lobby = Lobby(settings, store, thinker)
+    lobby = Lobby(settings, storage, thinker)
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            await lobby.open()
+        except StorageError as exc:
+            log.critical("Cardboard cannot start: %s", exc)
+            raise
         task = asyncio.create_task(_sweep_forever(lobby))
         try:
             yield
@@ -88,7 +98,7 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await lobby.bots.close()
+            await lobby.close()
 
     app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.lobby = lobby
@@ -128,17 +138,24 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
         return lobby.games()
 
     @app.post("/api/rooms", status_code=201, response_model=CreatedRoom, response_model_exclude_none=True)
-    async def create_room(body: CreateRoom) -> CreatedRoom | JSONResponse:
+    async def create_room(body: CreateRoom, request: Request) -> CreatedRoom | JSONResponse:
         bots = body.bots
+        client = request.client.host if request.client is not None else None
         try:
-            room = lobby.create_room(body.game, body.options, bots.seats if bots else None,
-                                     bots.level if bots else DEFAULT_LEVEL)
+            room = await lobby.create_room(body.game, body.options, bots.seats if bots else None,
+                                           bots.level if bots else DEFAULT_LEVEL, client)
         except KeyError as exc:
             return JSONResponse({"detail": str(exc.args[0])}, status_code=422)
         except OptionError as exc:
             return JSONResponse({"detail": str(exc)}, status_code=422)
+        except TooManyRooms as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=429,
+                                headers={"Retry-After": str(max(1, round(exc.retry_after)))})
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
+        except Unavailable:
+            return JSONResponse({"detail": "the server cannot save rooms just now; try again in a"
+                                 " moment"}, status_code=503)
         free = room.free_seats()
         seat = free[0] if bots is not None and free else None
         return CreatedRoom(room=room.id, url=f"/r/{room.id}", seat=seat)
@@ -151,8 +168,12 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
 
     @app.get("/r/{room_id}", response_class=HTMLResponse, include_in_schema=False)
     async def room_page(request: Request, room_id: str) -> Response:
-        room = lobby.store.get(room_id)
-        if room is None or room.closed:
+        try:
+            room = await lobby.room(room_id)
+        except Unavailable:
+            return JSONResponse({"detail": "the server cannot reach its storage just now; reload in a"
+                                 " moment"}, status_code=503)
+        if room is None:
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
         return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id)})

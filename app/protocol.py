@@ -53,6 +53,7 @@ ErrorCode = Literal[
     "stale_version",
     "malformed_move",
     "illegal_move",
+    "unavailable",
 ]
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
 """Every error code, in the order the checks run (``rate_limited`` first)."""

@@ -1,11 +1,23 @@
 """A room: one match of one game, its seats, its connections and its version.
 
-A :class:`Room` holds the :class:`engine.match.Match` and who sits where. Its
-actions (:meth:`Room.join`, :meth:`Room.move`, …) either change the room
-completely and tell every connection, or raise :class:`RoomError` and change
-nothing. They are synchronous; callers hold ``room.lock`` around them so that
-anything that awaits (a computer player's search, a persistent store) can join
-in later without races.
+A :class:`Room` is the live, in-process half of a room: its connections, its
+lock, who is connected to which seat, presence and idle times. The durable
+half is its :class:`app.table.Table` (``room.table``), which only changes
+through the **one commit point**:
+
+    check  →  apply (a new table)  →  write (``journal.append``, durable)
+      →  new version  →  tell the subscribers (every connection its own view,
+      then ``on_commit``: the computer players)
+
+Room actions (:meth:`Room.join`, :meth:`Room.move`, …) are synchronous: they
+check, build the action and the table it makes, and hand both to
+:meth:`Room._stage`. When the journal has already written the action (the
+memory backend does so at once), the change is applied there and then; else
+the caller awaits :meth:`Room.commit`, which waits for the write and then
+applies it. A refused action raises :class:`RoomError` and changes nothing; a
+write that fails raises ``unavailable`` and changes nothing either: nothing
+is sent that was not stored. Callers hold ``room.lock`` from the check to the
+end of the commit.
 
 Connections are anything with a ``seat`` and a ``push(text)`` that queues a
 frame for sending (:class:`Connection`); the websocket layer is in
@@ -25,11 +37,13 @@ same checks as a person's ``move``, ``next_deal`` and ``rematch``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from app.protocol import (
     FrameError,
@@ -45,16 +59,19 @@ from app.protocol import (
     dump,
     error_text,
 )
-from engine.base import SEED_OPTION, Game, IllegalMove, MalformedMove, MoveError, OptionError
+from app.storage.base import Entry, Pending, RoomMeta, Storage, StoredRoom
+from app.storage.memory import MemoryStorage
+from app.table import Action, Kind, SeatHolder, Table, computer_name, token_hash
+from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
-from engine.registry import get_game
 
 log = logging.getLogger(__name__)
 
 RoomError = FrameError
 """A refused action: ``code`` and ``message`` as in the protocol."""
 
-Kind = Literal["human", "computer"]
+UNAVAILABLE = ("the server could not save this just now, so nothing was changed: try again in a"
+               " moment")
 
 
 class Connection(Protocol):
@@ -69,24 +86,19 @@ class Connection(Protocol):
         ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class Holder:
-    """Who holds a seat: ``name``; ``token`` (the secret that resumes the seat,
-    ``None`` for a computer player); ``kind`` ``"human"`` or ``"computer"``;
-    ``connection`` while a human is connected; ``level``, the level of the
-    computer player that plays the seat: always set for a computer, and set
-    for a human while a computer stands in for them (issue 6: a seat handed
-    over after its holder was away too long); ``away_since``, the monotonic
-    time since when a human has been disconnected (``None`` while connected).
-    A computer player is driven by :mod:`app.bots`, not a connection, and
-    always counts as connected."""
+    """Who holds a seat, as the live room sees it: the durable
+    :class:`app.table.SeatHolder` fields, plus ``connection`` while a human is
+    connected and ``away_since`` (monotonic seconds) while they are not. A
+    computer player always counts as connected."""
 
     name: str
-    token: str | None
-    kind: Kind = "human"
-    connection: Connection | None = None
-    level: str | None = None
-    away_since: float | None = None
+    token_hash: str | None
+    kind: Kind
+    level: str | None
+    connection: Connection | None
+    away_since: float | None
 
     @property
     def connected(self) -> bool:
@@ -104,22 +116,8 @@ class Holder:
         return self.kind == "human" and self.level is not None
 
 
-def computer_name(level: str) -> str:
-    """How a computer player of ``level`` is shown: ``"Computer (strong)"``."""
-    return f"Computer ({level})"
-
-
-def check_room_options(game: Game, raw: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    """The game's checked options (defaults filled in, seed excluded) and the
-    ``seed`` option (``None`` if absent or null). Raises ``OptionError`` naming
-    an unknown option or a bad value."""
-    options = game.check_options(raw)
-    seed = raw.get("seed")
-    return options, None if seed is None else SEED_OPTION.check(seed)
-
-
 def new_room_id() -> str:
-    """A fresh room id: 96 random bits, URL-safe."""
+    """A fresh room id: 96 random bits, URL-safe (16 characters)."""
     return secrets.token_urlsafe(12)
 
 
@@ -129,77 +127,138 @@ def new_token() -> str:
 
 
 class Room:
-    """A room. Create with :meth:`create`, or :meth:`from_json` for a saved one.
+    """A live room over its durable ``table``, writing to ``journal``.
 
-    Attributes: ``id``; ``game_id``; ``options`` (checked, no seed);
-    ``seed_option`` (the ``seed`` room option or ``None``); ``match``;
-    ``holders`` (seat → :class:`Holder`, free seats absent); ``version``
-    (raised by one on every change to the game or the seating);
-    ``moved_at`` (seat → the version its last accepted move produced);
-    ``deal_started`` (the version at which the current deal was dealt);
-    ``rematches`` (how many rematches so far); ``connections``; ``lock``;
-    ``idle_since`` (monotonic time since when no connection is open, or
-    ``None``); ``closed`` (set once the room is freed); ``handover_seconds``
-    (how long a human must have been away, mid-deal, before their seat may be
-    handed to a computer player; ``Settings.handover_seconds``).
+    Create one with :meth:`create`, or :meth:`rebuild` for a stored one.
+    Attributes besides the table's: ``connections``; ``lock``; ``idle_since``
+    (monotonic time since when no connection is open, or ``None``);
+    ``closed`` (set once the room is freed); ``visited`` (anyone ever
+    connected); ``handover_seconds`` (how long a human must have been away,
+    mid-deal, before their seat may be handed to a computer player;
+    ``Settings.handover_seconds``); ``on_commit`` (called with the room after
+    every committed change: the computer players' poke).
     """
 
-    def __init__(
-        self,
-        room_id: str,
-        game_id: str,
-        options: dict[str, Any],
-        seed_option: int | None,
-        match: Match,
-        *,
-        now: float | None = None,
-    ) -> None:
-        self.id = room_id
-        self.game_id = game_id
-        self.game: Game = get_game(game_id)
-        self.options = dict(options)
-        self.seed_option = seed_option
-        self.match = match
-        self.seats: tuple[str, ...] = self.game.seats(self.options)
+    def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
+        self.table = table
+        self.journal = journal
+        self.game: Game = table.game
+        self.seats: tuple[str, ...] = table.seats
         self.sides = self.game.sides(self.options)
-        self.holders: dict[str, Holder] = {}
-        self.version = 0
-        self.moved_at: dict[str, int] = {}
-        self.deal_started = 0
-        self.rematches = 0
         self.connections: set[Connection] = set()
+        self.seat_conn: dict[str, Connection] = {}
+        self.away_since: dict[str, float] = {}
         self.lock = asyncio.Lock()
         self.idle_since: float | None = time.monotonic() if now is None else now
         self.closed = False
         self.visited = False
-        self.log: list[LogEntry] = []
         self.handover_seconds = 120.0
+        self.on_commit: Callable[[Room], None] | None = None
+        self._pending: tuple[Pending, Table, Callable[[], None], bool] | None = None
+        self._inflight: asyncio.Future[None] | None = None
 
     @staticmethod
-    def create(game_id: str, raw_options: dict[str, Any], *, room_id: str | None = None) -> Room:
-        """A new room with deal 1 dealt. Raises ``KeyError`` for an unknown game
-        and ``OptionError`` for a bad option (messages name them). The match
-        seed is the ``seed`` option, else 63 random bits."""
-        game = get_game(game_id)
-        options, seed = check_room_options(game, raw_options)
-        match = Match.new(game_id, options, secrets.randbits(63) if seed is None else seed)
-        return Room(room_id or new_room_id(), game_id, options, seed, match)
+    def create(game_id: str, raw_options: Mapping[str, Any], *, room_id: str | None = None,
+               journal: Storage | None = None, bots: Mapping[str, str] | None = None,
+               now: float | None = None) -> Room:
+        """A new room with deal 1 dealt, its creation written to ``journal``
+        (a fresh :class:`MemoryStorage` if none): await :meth:`commit` before
+        using it. ``bots`` seats computer players (seat → level). Raises
+        ``KeyError`` for an unknown game and ``OptionError`` for a bad option
+        or seat (messages name them). The match seed is the ``seed`` option,
+        else 63 random bits."""
+        journal = journal if journal is not None else MemoryStorage()
+        at = time.time()
+        action = Table.create_action(room_id or new_room_id(), game_id, raw_options,
+                                     secrets.randbits(63), at, bots)
+        table = Table.new(action)
+        room = Room(table, journal, now=now)
+        room._stage(table, action, lambda: None, at=at, first=True)
+        return room
+
+    @staticmethod
+    def rebuild(stored: StoredRoom, journal: Storage, *, now: float | None = None) -> Room:
+        """The live room of a stored record, every human disconnected (away
+        since ``now``) until they resume. Raises ``app.table.BadRecord`` if the
+        record does not rebuild a room."""
+        table = Table.replay(e.action for e in stored.entries)
+        room = Room(table, journal, now=now)
+        room.visited = stored.meta.opened
+        for seat, h in table.holders:
+            if h.kind == "human":
+                room.away_since[seat] = room.idle_since or 0.0
+        return room
+
+    # ---- the table ----------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        """The room id."""
+        return self.table.id
+
+    @property
+    def game_id(self) -> str:
+        """The game's id."""
+        return self.table.game_id
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The checked options (no seed)."""
+        return dict(self.table.options)
+
+    @property
+    def seed_option(self) -> int | None:
+        """The ``seed`` room option, or ``None``."""
+        return self.table.seed_option
+
+    @property
+    def match(self) -> Match:
+        """The match in play."""
+        return self.table.match
+
+    @property
+    def version(self) -> int:
+        """Raised by one on every change to the game or the seating."""
+        return self.table.version
+
+    @property
+    def deal_started(self) -> int:
+        """The version at which the current deal was dealt."""
+        return self.table.deal_started
+
+    @property
+    def rematches(self) -> int:
+        """How many rematches so far."""
+        return self.table.rematches
+
+    @property
+    def moved_at(self) -> dict[str, int]:
+        """Seat → the version its last accepted move of this match produced."""
+        return dict(self.table.moved_at)
+
+    @property
+    def log(self) -> list[LogEntry]:
+        """This deal's moves with their sentences."""
+        return [LogEntry(seat=s, move=m, text=t) for s, m, t in self.table.log]
+
+    @property
+    def holders(self) -> dict[str, Holder]:
+        """Seat → :class:`Holder` for every held seat (free seats absent)."""
+        return {seat: self._holder(seat, h) for seat, h in self.table.holders}
+
+    def _holder(self, seat: str, h: SeatHolder) -> Holder:
+        return Holder(h.name, h.token_hash, h.kind, h.level, self.seat_conn.get(seat),
+                      self.away_since.get(seat))
 
     # ---- derived ------------------------------------------------------------------------
     @property
     def phase(self) -> Phase:
         """``match_over``, ``waiting``, ``deal_over`` or ``playing``."""
-        if self.match.over:
-            return "match_over"
-        if len(self.holders) < len(self.seats):
-            return "waiting"
-        if self.match.deal_over:
-            return "deal_over"
-        return "playing"
+        return self.table.phase
 
     def free_seats(self) -> list[str]:
         """The free seats, in seat order."""
-        return [s for s in self.seats if s not in self.holders]
+        held = {s for s, _ in self.table.holders}
+        return [s for s in self.seats if s not in held]
 
     @property
     def watched(self) -> bool:
@@ -210,25 +269,118 @@ class Room:
     def computer_only(self) -> bool:
         """True when every seat is held by a computer player (and no absent
         human has a claim on any of them)."""
-        return len(self.holders) == len(self.seats) and all(
-            h.kind == "computer" for h in self.holders.values())
+        return self.table.computer_only
 
     def computer_plays(self, seat: str) -> bool:
         """True if a computer player makes ``seat``'s moves now."""
-        holder = self.holders.get(seat)
+        holder = self.table.holder(seat)
         return holder is not None and holder.computer_plays
 
     def may_hand_over(self, seat: str, now: float | None = None) -> bool:
         """True if ``seat`` may be handed to a computer player now: a deal is
         in play and its human holder has been disconnected for more than
-        :attr:`handover_seconds` (issue 6)."""
-        holder = self.holders.get(seat)
+        :attr:`handover_seconds` (``docs/protocol.md``, "Computer players")."""
+        holder = self.table.holder(seat)
         if holder is None or holder.kind != "human" or holder.computer_plays:
             return False
-        if holder.connection is not None or holder.away_since is None or self.phase != "playing":
+        since = self.away_since.get(seat)
+        if seat in self.seat_conn or since is None or self.phase != "playing":
             return False
         now = time.monotonic() if now is None else now
-        return now - holder.away_since > self.handover_seconds
+        return now - since > self.handover_seconds
+
+    # ---- the commit point ---------------------------------------------------------------
+    async def act(self, action: Callable[[], None], conn: Connection | None = None) -> bool:
+        """Run one room action (a call of :meth:`join`, :meth:`move`, …)
+        through the commit point, under the room's lock. True if it was
+        committed. A refusal (``RoomError``, ``unavailable`` included) is sent
+        to ``conn`` with a fresh state and gives False; without ``conn`` it is
+        raised."""
+        async with self.lock:
+            if self._inflight is not None:
+                await asyncio.shield(self._inflight)
+            try:
+                action()
+                await self.commit()
+            except RoomError as exc:
+                self._pending = None
+                if conn is None:
+                    raise
+                self.refuse(conn, exc)
+                return False
+            return True
+
+    def _stage(self, table: Table, action: Action, then: Callable[[], None], *,
+               at: float | None = None, first: bool = False, quiet: bool = False) -> None:
+        """Write ``action`` (which makes ``table``) to the journal, then apply
+        it: at once if the journal has written it already, else in
+        :meth:`commit`. ``then`` makes the live changes that go with it (who
+        is connected where, frames for one connection) once it is applied.
+        Raises ``unavailable`` if the write has failed already (unless
+        ``quiet``: then the failure is only logged)."""
+        at = time.time() if at is None else at
+        meta = self._meta(table, at)
+        entry = Entry(table.version, at, action)
+        pending = self.journal.create(meta, entry) if first else self.journal.append(meta, entry)
+        self._pending = (pending, table, then, quiet)
+        if pending.done():
+            self._settle()
+
+    async def commit(self) -> None:
+        """Finish the change staged by the last action, if any: wait until it
+        is durable, then apply it and tell everyone. Raises ``unavailable``
+        (nothing applied) if the write failed. If the caller is cancelled
+        meanwhile the commit still finishes (the next :meth:`act` waits for
+        it), so the room never falls behind what is stored."""
+        if self._pending is None:
+            return
+        inflight = self._inflight = asyncio.ensure_future(self._finish())
+        inflight.add_done_callback(_retrieve)
+        try:
+            await asyncio.shield(inflight)
+        finally:
+            if inflight.done() and self._inflight is inflight:
+                self._inflight = None
+
+    async def _finish(self) -> None:
+        assert self._pending is not None
+        with contextlib.suppress(Exception):
+            await asyncio.wrap_future(self._pending[0])
+        self._settle()
+
+    def _settle(self) -> None:
+        assert self._pending is not None
+        pending, table, then, quiet = self._pending
+        self._pending = None
+        error = pending.exception()
+        if error is not None:
+            log.error("room %s: version %d was not saved: %s", self.id, table.version, error)
+            if quiet:
+                self.broadcast()
+                return
+            raise RoomError("unavailable", UNAVAILABLE)
+        self.table = table
+        then()
+        self.broadcast()
+        if self.on_commit is not None:
+            self.on_commit(self)
+
+    def _meta(self, table: Table, at: float) -> RoomMeta:
+        phase = table.phase
+        return RoomMeta(table.id, table.game_id, table.created, at, at, table.version, phase,
+                        opened=self.visited, finished=at if phase == "match_over" else None,
+                        computer_only=table.computer_only)
+
+    def _apply(self, action: Action, then: Callable[[], None] = lambda: None) -> None:
+        """Check that ``action`` applies to the table (the engine's verdict on a
+        move), then stage it."""
+        try:
+            table = self.table.apply(action)
+        except MalformedMove as exc:
+            raise RoomError("malformed_move", str(exc)) from None
+        except (IllegalMove, MoveError) as exc:
+            raise RoomError("illegal_move", str(exc)) from None
+        self._stage(table, action, then)
 
     # ---- frames -------------------------------------------------------------------------
     def state_frames(self, seats: set[str | None]) -> dict[str | None, str]:
@@ -243,13 +395,14 @@ class Room:
             HistoryEntry(deal=i + 1, outcome=OutcomeView.model_validate(o.to_json()))
             for i, o in enumerate(match.outcomes)
         ]
+        log_entries = self.log
         common: dict[str, Any] = {
             "title": game.info.title,
             "seats": [self._seat_view(s) for s in self.seats],
             "sides": [SideView(side=name, seats=list(ss)) for name, ss in self.sides],
             "options": self.options,
             "deal": match.deal_number,
-            "log": self.log,
+            "log": log_entries,
             "outcome": history[-1].outcome if outcome is not None else None,
             "history": history,
             "totals": match.totals(),
@@ -263,7 +416,7 @@ class Room:
             if seat is not None and seat in to_move and not self.computer_plays(seat):
                 legal = list(game.legal_moves(match.state, seat))
             if secret_moves:
-                common["log"] = self._public_log(seat)
+                common["log"] = self._public_log(log_entries, seat)
             frame = StateFrame(
                 version=self.version,
                 room=self.id,
@@ -277,25 +430,25 @@ class Room:
             out[seat] = dump(frame)
         return out
 
-    def _public_log(self, viewer: str | None) -> list[LogEntry]:
+    def _public_log(self, entries: list[LogEntry], viewer: str | None) -> list[LogEntry]:
         """This deal's log as ``viewer`` may see it: a move still secret from
         them (``Game.public_move`` gives ``None``) shows as ``null``; the
         sentences are written to be shown to everyone."""
         state, game = self.match.state, self.game
         out = []
-        for e in self.log:
+        for e in entries:
             shown = game.public_move(state, e.seat, e.move, viewer) if e.move is not None else None
             out.append(e if shown == e.move else LogEntry(seat=e.seat, move=shown, text=e.text))
         return out
 
     def _seat_view(self, seat: str) -> SeatView:
-        h = self.holders.get(seat)
+        h = self.table.holder(seat)
         if h is None:
             return SeatView(seat=seat, name=None, kind=None, connected=False)
         if h.level is not None:
             return SeatView(seat=seat, name=computer_name(h.level), kind="computer", connected=True,
                             level=h.level, stand_in_for=h.name if h.kind == "human" else None)
-        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=h.connected,
+        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=seat in self.seat_conn,
                         handover=self.may_hand_over(seat))
 
     def state_text(self, seat: str | None) -> str:
@@ -317,7 +470,7 @@ class Room:
         conn.push(error_text(error.code, error.message))
         self.send_state(conn)
 
-    # ---- connections --------------------------------------------------------------------
+    # ---- connections (presence: no version) ---------------------------------------------
     def attach(self, conn: Connection) -> None:
         """A new connection, as a spectator: it receives the state at once."""
         conn.seat = None
@@ -331,13 +484,24 @@ class Room:
         disconnected (a presence change: no version bump)."""
         self.connections.discard(conn)
         seat, conn.seat = conn.seat, None
-        holder = self.holders.get(seat) if seat is not None else None
-        if holder is not None and holder.connection is conn:
-            holder.connection = None
-            holder.away_since = time.monotonic() if now is None else now
+        if seat is not None and self.seat_conn.get(seat) is conn:
+            del self.seat_conn[seat]
+            self.away_since[seat] = time.monotonic() if now is None else now
             self.broadcast()
         if not self.connections:
             self.idle_since = time.monotonic() if now is None else now
+
+    def _sit(self, conn: Connection, seat: str) -> None:
+        """``conn`` is connected to ``seat`` (live only)."""
+        self.seat_conn[seat] = conn
+        self.away_since.pop(seat, None)
+        conn.seat = seat
+
+    def _unsit(self, seat: str) -> None:
+        conn = self.seat_conn.pop(seat, None)
+        if conn is not None:
+            conn.seat = None
+        self.away_since.pop(seat, None)
 
     # ---- seating ------------------------------------------------------------------------
     def join(self, conn: Connection, seat: str | None, name: str) -> None:
@@ -348,24 +512,25 @@ class Room:
         Raises ``bad_seat``, ``seat_taken``, ``room_full`` or ``already_seated``,
         checked in that order.
         """
-        full = not self.free_seats()
+        free = self.free_seats()
         if seat is not None:
             self._check_seat(seat)
-            holder = self.holders.get(seat)
-            if holder is not None and holder.connection is not conn:
-                extra = " The room is full: you are watching as a spectator." if full else ""
+            holder = self.table.holder(seat)
+            if holder is not None and self.seat_conn.get(seat) is not conn:
+                extra = " The room is full: you are watching as a spectator." if not free else ""
                 raise RoomError("seat_taken", f"seat {seat} is taken by {holder.name}.{extra}")
-        elif full:
+        elif not free:
             raise RoomError("room_full", "the room is full: you are watching as a spectator")
         if conn.seat is not None:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
-        seat = seat if seat is not None else self.free_seats()[0]
+        seat = seat if seat is not None else free[0]
         token = new_token()
-        self.holders[seat] = Holder(name, token, "human", conn)
-        conn.seat = seat
-        self.version += 1
-        conn.push(dump(JoinedFrame(seat=seat, token=token)))
-        self.broadcast()
+
+        def then() -> None:
+            self._sit(conn, seat)
+            conn.push(dump(JoinedFrame(seat=seat, token=token)))
+
+        self._apply({"t": "join", "seat": seat, "name": name, "token_hash": token_hash(token)}, then)
 
     def resume(self, conn: Connection, token: str) -> None:
         """``conn`` takes back the seat ``token`` was issued for. A connection
@@ -376,54 +541,48 @@ class Room:
 
         Raises ``already_seated`` (``conn`` holds another seat) or ``bad_token``.
         """
+        wanted = token_hash(token)
         seat = next(
-            (s for s, h in self.holders.items()
-             if h.token is not None and secrets.compare_digest(h.token.encode(), token.encode())),
+            (s for s, h in self.table.holders
+             if h.token_hash is not None and secrets.compare_digest(h.token_hash, wanted)),
             None,
         )
         if conn.seat is not None and conn.seat != seat:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
         if seat is None:
             raise RoomError("bad_token", "this token holds no seat in this room")
-        holder = self.holders[seat]
-        assert holder.token is not None
-        joined = dump(JoinedFrame(seat=seat, token=holder.token))
-        old = holder.connection
+        joined = dump(JoinedFrame(seat=seat, token=token))
+        old = self.seat_conn.get(seat)
         if old is conn:
             conn.push(joined)
             self.send_state(conn)
             return
-        was_connected = holder.connected
-        holder.connection = conn
-        holder.away_since = None
-        conn.seat = seat
-        self.idle_since = None
         if old is not None:
             old.seat = None
             old.push(error_text("replaced", f"seat {seat} was taken back by another connection;"
                                 " you are now watching as a spectator"))
-            self.send_state(old)
+        self._sit(conn, seat)
+        self.idle_since = None
         conn.push(joined)
-        if self._hand_back():
-            self.version += 1
-            self.broadcast()
-        elif was_connected:
+        back = self._hand_back_seats()
+        if back:
+            # Saved like any action; if it cannot be saved the seat is still
+            # theirs, and the hand-back is tried again after the next move.
+            action = {"t": "hand_back", "seats": back}
+            self._stage(self.table.apply(action), action, lambda: None, quiet=True)
+        elif old is not None:
+            self.send_state(old)
             self.send_state(conn)
         else:
             self.broadcast()
 
-    def _hand_back(self) -> bool:
-        """Give every seat a computer player holds for a human who has come
-        back to that human, unless the seat is awaited right now (the computer
-        player finishes that turn first: issue 6, "they get their seat back at
-        the next turn"). True if any seat changed hands."""
+    def _hand_back_seats(self) -> list[str]:
+        """The seats a computer player holds for a human who is connected again,
+        unless the seat is awaited right now (the computer player finishes that
+        turn first: "they get their seat back at the next turn")."""
         awaited = set(self.game.to_move(self.match.state)) if self.phase == "playing" else set()
-        changed = False
-        for seat, h in self.holders.items():
-            if h.stand_in and h.connection is not None and seat not in awaited:
-                h.level = None
-                changed = True
-        return changed
+        return [seat for seat, h in self.table.holders
+                if h.stand_in and seat in self.seat_conn and seat not in awaited]
 
     def leave(self, conn: Connection) -> None:
         """``conn`` gives up its seat. Raises ``not_seated``, or ``not_playing``
@@ -432,11 +591,7 @@ class Room:
         if self.phase == "playing":
             raise RoomError("not_playing", "you cannot leave during a deal: the seat is needed until"
                             " the deal ends")
-        del self.holders[seat]
-        self.moved_at.pop(seat, None)
-        conn.seat = None
-        self.version += 1
-        self.broadcast()
+        self._apply({"t": "leave", "seat": seat}, lambda: self._unsit(seat))
 
     def add_bot(self, conn: Connection, seat: str, level: str, now: float | None = None) -> None:
         """A computer player of ``level`` takes ``seat`` for ``conn``'s table:
@@ -447,40 +602,23 @@ class Room:
         or ``not_seated`` (``conn`` holds no seat), checked in that order.
         """
         self._check_seat(seat)
-        holder = self.holders.get(seat)
+        holder = self.table.holder(seat)
         if holder is not None and not self.may_hand_over(seat, now):
             raise RoomError("seat_taken", self._why_taken(seat, holder, now))
         self._seated(conn)
-        if holder is None:
-            self.holders[seat] = Holder(computer_name(level), None, "computer", level=level)
-        else:
-            holder.level = level
-        self.version += 1
-        self.broadcast()
+        self._apply({"t": "add_bot", "seat": seat, "level": level})
 
-    def seat_computers(self, seats: list[str], level: str) -> None:
-        """Computer players of ``level`` take ``seats`` as the room is created
-        (before anyone has seen it, so the version stays). Raises
-        ``OptionError`` naming an unknown or repeated seat."""
-        if len(set(seats)) != len(seats):
-            raise OptionError("bots.seats names a seat twice")
-        for seat in seats:
-            if seat not in self.seats:
-                raise OptionError(f"bots.seats: there is no seat {seat[:20]!r} in {self.game_id};"
-                                  f" the seats are {', '.join(self.seats)}")
-        for seat in seats:
-            self.holders[seat] = Holder(computer_name(level), None, "computer", level=level)
-
-    def _why_taken(self, seat: str, holder: Holder, now: float | None) -> str:
+    def _why_taken(self, seat: str, holder: SeatHolder, now: float | None) -> str:
         if holder.computer_plays:
             return f"seat {seat} is already played by a computer player"
-        if holder.connection is not None:
+        if seat in self.seat_conn:
             return f"seat {seat} is taken by {holder.name}"
         if self.phase != "playing":
             return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
                     " computer player only in the middle of a deal")
         now = time.monotonic() if now is None else now
-        away = 0.0 if holder.away_since is None else now - holder.away_since
+        since = self.away_since.get(seat)
+        away = 0.0 if since is None else now - since
         return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"
                 f" seat can be handed to a computer player after {self.handover_seconds:g} seconds")
 
@@ -494,7 +632,7 @@ class Room:
         (during a deal), checked in that order.
         """
         self._check_seat(seat)
-        holder = self.holders.get(seat)
+        holder = self.table.holder(seat)
         if holder is None:
             raise RoomError("bad_seat", f"seat {seat} is free: there is no computer player to remove")
         if not holder.computer_plays:
@@ -503,10 +641,7 @@ class Room:
         if self.phase == "playing":
             raise RoomError("not_playing", "a computer player cannot leave during a deal: remove it"
                             " when the deal is over")
-        del self.holders[seat]
-        self.moved_at.pop(seat, None)
-        self.version += 1
-        self.broadcast()
+        self._apply({"t": "remove_bot", "seat": seat}, lambda: self._unsit(seat))
 
     def _check_seat(self, seat: str) -> None:
         if seat not in self.seats:
@@ -535,7 +670,8 @@ class Room:
         On the current version the move is judged on its legality. On an older
         one it is accepted only if it is legal now, the current deal had begun
         by then, and the seat has had no move accepted since; otherwise
-        ``stale_version`` (PROTOCOL.md, "Versions and simultaneous moves").
+        ``stale_version`` (``docs/protocol.md``, "Versions and simultaneous
+        moves").
 
         Raises ``not_seated``, ``not_playing``, ``not_your_turn`` (also while
         a computer player finishes the turn of a seat handed back to ``conn``),
@@ -563,51 +699,34 @@ class Room:
         if self.computer_plays(seat) != computer:
             raise RoomError("not_your_turn", "a computer player is finishing this turn for you: your"
                             " seat is yours again from the next turn")
-        if version != self.version:
-            stale = (
-                version > self.version
-                or version < self.deal_started
-                or self.moved_at.get(seat, -1) > version
-            )
-            after = None if stale else self._try_play(seat, move)
-            if after is None:
-                raise RoomError("stale_version", f"that move was made on version {version}, but the"
-                                f" game has moved on to version {self.version}: here is the state now")
-        else:
-            after = self._play(seat, move)
-        text = self._describe(seat, move)
-        self.match = after
-        self.version += 1
-        self.moved_at[seat] = self.version
-        self.log.append(LogEntry(seat=seat, move=move, text=text))
-        self._hand_back()
-        self.broadcast()
-
-    def _try_play(self, seat: str, move: str) -> Match | None:
+        stale_message = (f"that move was made on version {version}, but the game has moved on to"
+                         f" version {self.version}: here is the state now")
+        if version != self.version and (
+                version > self.version or version < self.deal_started
+                or self.table.last_move_of(seat) > version):
+            raise RoomError("stale_version", stale_message)
         try:
-            return self._play(seat, move)
+            table = self._play(seat, move)
         except RoomError:
-            return None
+            if version != self.version:
+                raise RoomError("stale_version", stale_message) from None
+            raise
+        back = [s for s, h in table.holders
+                if h.stand_in and s in self.seat_conn
+                and (table.phase != "playing" or s not in self.game.to_move(table.match.state))]
+        action = {"t": "move", "seat": seat, "move": move, "hand_back": back}
+        self._stage(table.hand_back(back), action, lambda: None)
 
-    def _play(self, seat: str, move: str) -> Match:
+    def _play(self, seat: str, move: str) -> Table:
         try:
-            return self.match.play(seat, move)
+            return self.table.apply({"t": "move", "seat": seat, "move": move})
         except MalformedMove as exc:
             raise RoomError("malformed_move", str(exc)) from None
-        except IllegalMove as exc:
-            raise RoomError("illegal_move", str(exc)) from None
-        except MoveError as exc:
+        except (IllegalMove, MoveError) as exc:
             raise RoomError("illegal_move", str(exc)) from None
         except Exception:
             log.exception("the engine failed on move %r by %s in room %s", move[:40], seat, self.id)
             raise RoomError("malformed_move", "this move could not be read") from None
-
-    def _describe(self, seat: str, move: str) -> str:
-        try:
-            return self.game.describe(self.match.state, seat, move)
-        except Exception:
-            log.exception("describe failed on move %r in room %s", move[:40], self.id)
-            return f"{seat}: {move}"
 
     def next_deal(self, conn: Connection, version: int) -> None:
         """Deal the next deal. Raises ``not_seated``, ``not_playing`` (not
@@ -620,7 +739,7 @@ class Room:
         (``match_over``) on the state of ``version``, with the checks of
         :meth:`next_deal` and :meth:`rematch`. Raises ``not_seated`` unless a
         computer player holds a seat, then ``not_playing`` or ``stale_version``."""
-        if not any(h.computer_plays for h in self.holders.values()):
+        if not any(h.computer_plays for _, h in self.table.holders):
             raise RoomError("not_seated", "no computer player sits in this room")
         if self.phase == "match_over":
             self._rematch(version)
@@ -631,8 +750,7 @@ class Room:
         if self.phase != "deal_over":
             raise self._not_playing("deal_over")
         self._check_current(version)
-        self.match = self.match.next_deal()
-        self._new_deal()
+        self._apply({"t": "next_deal"})
 
     def rematch(self, conn: Connection, version: int) -> None:
         """A new match with the same seats, dealt from a fresh random seed
@@ -646,77 +764,17 @@ class Room:
         if self.phase != "match_over":
             raise self._not_playing("match_over")
         self._check_current(version)
-        n = self.rematches + 1
         # Always a fresh random seed: the seed of the match just ended is shown
         # to everyone, so nothing derived from it may deal the next one.
-        seed = secrets.randbits(63)
-        self.match = Match.new(self.game_id, self.options, seed)
-        self.rematches = n
-        self.moved_at.clear()
-        self._new_deal()
+        self._apply({"t": "rematch", "seed": secrets.randbits(63)})
 
     def _check_current(self, version: int) -> None:
         if version != self.version:
             raise RoomError("stale_version", f"that was asked on version {version}, but the room is at"
                             f" version {self.version}: here is the state now")
 
-    def _new_deal(self) -> None:
-        self.version += 1
-        self.deal_started = self.version
-        self.log = []
-        self.broadcast()
 
-    # ---- JSON ---------------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
-        """The whole room as JSON (secret: it holds the seed and the tokens).
-        Connections are not saved; after :meth:`from_json` every human is
-        disconnected until they resume."""
-        return {
-            "id": self.id,
-            "game": self.game_id,
-            "options": dict(self.options),
-            "seed": self.seed_option,
-            "match": self.match.to_json(),
-            "holders": {
-                seat: {"name": h.name, "token": h.token, "kind": h.kind, "level": h.level}
-                for seat, h in self.holders.items()
-            },
-            "version": self.version,
-            "moved_at": dict(self.moved_at),
-            "deal_started": self.deal_started,
-            "rematches": self.rematches,
-        }
-
-    @staticmethod
-    def from_json(data: dict[str, Any], *, now: float | None = None) -> Room:
-        """A room rebuilt from :meth:`to_json` output (the match replayed).
-
-        Raises ``KeyError``, ``ValueError`` (``OptionError``) or a move error if
-        the data is not a valid room.
-        """
-        game = get_game(data["game"])
-        options, seed = check_room_options(game, {**data["options"], "seed": data["seed"]})
-        room = Room(data["id"], data["game"], options, seed, Match.from_json(data["match"]), now=now)
-        for seat, h in data["holders"].items():
-            if seat not in room.seats:
-                raise OptionError(f"no seat {seat!r} in {room.game_id}")
-            level = h.get("level")
-            if h["kind"] == "computer" and level is None:
-                raise OptionError(f"the computer player at {seat!r} has no level")
-            room.holders[seat] = Holder(h["name"], h["token"], h["kind"], level=level,
-                                        away_since=None if h["kind"] == "computer" else room.idle_since)
-        room.version = int(data["version"])
-        room.moved_at = {s: int(v) for s, v in data["moved_at"].items()}
-        room.deal_started = int(data["deal_started"])
-        room.rematches = int(data["rematches"])
-        room.log = room._replay_log()
-        return room
-
-    def _replay_log(self) -> list[LogEntry]:
-        current = self.match.current
-        state = self.game.deal(current.seed, self.options, current.starter)
-        out = []
-        for seat, move in current.moves:
-            out.append(LogEntry(seat=seat, move=move, text=self.game.describe(state, seat, move)))
-            state = self.game.apply(state, seat, move)
-        return out
+def _retrieve(task: asyncio.Future[None]) -> None:
+    """Mark a commit task's refusal as seen (its caller may have gone)."""
+    if not task.cancelled():
+        task.exception()

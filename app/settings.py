@@ -43,7 +43,15 @@ class Settings(BaseSettings):
       middle of a deal may have their seat handed to a computer player.
     * ``room_idle_hours``: a room with no connection for this many hours is
       freed by the periodic sweep.
-    * ``max_rooms``: creating a room beyond this many answers 503.
+    * ``max_rooms``: creating a room beyond this many open rooms answers 503,
+      unless a room nobody opened in its first minutes makes way.
+    * ``database``: the SQLite file that keeps rooms across restarts
+      (``data/cardboard.db``, relative to the working directory), or
+      ``":memory:"`` to keep them in memory only (tests).
+    * ``keep_days``: a room whose match has finished is kept this many days
+      after that (for its history) once it is no longer used.
+    * ``room_create_burst``, ``room_create_per_hour``: one client address may
+      create this many rooms at once, then this many an hour.
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -57,6 +65,10 @@ class Settings(BaseSettings):
     handover_seconds: float = Field(default=120.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default=1000, ge=1)
+    database: str = "data/cardboard.db"
+    keep_days: float = Field(default=30.0, ge=0)
+    room_create_burst: int = Field(default=30, ge=1)
+    room_create_per_hour: float = Field(default=120.0, gt=0)
 
     @field_validator("games", mode="before")
     @classmethod

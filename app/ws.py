@@ -16,13 +16,14 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 from anyio import CancelScope
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
-from app.lobby import Lobby
+from app.lobby import Lobby, Unavailable
 from app.protocol import (
     DEFAULT_LEVEL,
     RATE_FRAMES,
@@ -40,7 +41,7 @@ from app.protocol import (
     error_text,
     read_frame,
 )
-from app.rooms import Room, RoomError
+from app.rooms import Room
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ ROOM_CONNECTIONS = 100
 
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
+CLOSE_UNAVAILABLE = 1011
 
 
 class RateLimiter:
@@ -109,7 +111,13 @@ class WsConnection:
 async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
     """Run one websocket connection to room ``room_id`` until it closes."""
     await websocket.accept()
-    room = lobby.store.get(room_id)
+    try:
+        room = await lobby.room(room_id)
+    except Unavailable:
+        await websocket.send_text(error_text("unavailable", "the server cannot reach its storage just"
+                                             " now: reconnecting later will work"))
+        await websocket.close(CLOSE_UNAVAILABLE)
+        return
     conn = None
     if room is not None:
         async with room.lock:
@@ -121,6 +129,7 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
             if not room.closed:
                 conn = WsConnection()
                 room.attach(conn)
+                lobby.touch(room)
                 lobby.bots.poke(room)
     if room is None or conn is None:
         await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
@@ -136,6 +145,7 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
         with anyio.CancelScope(shield=True):
             async with room.lock:
                 room.detach(conn)
+                lobby.touch(room)
                 lobby.bots.poke(room)
             conn.close()
 
@@ -171,31 +181,29 @@ async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots
         await handle(room, conn, frame, bots)
 
 
+Handler = Callable[[Room, WsConnection, Any], None]
+
+HANDLERS: dict[type[ClientFrame], Handler] = {
+    JoinFrame: lambda room, conn, f: room.join(conn, f.seat, f.name),
+    ResumeFrame: lambda room, conn, f: room.resume(conn, f.token),
+    MoveFrame: lambda room, conn, f: room.move(conn, f.move, f.version),
+    NextDealFrame: lambda room, conn, f: room.next_deal(conn, f.version),
+    RematchFrame: lambda room, conn, f: room.rematch(conn, f.version),
+    LeaveFrame: lambda room, conn, f: room.leave(conn),
+    AddBotFrame: lambda room, conn, f: room.add_bot(conn, f.seat, f.level or DEFAULT_LEVEL),
+    RemoveBotFrame: lambda room, conn, f: room.remove_bot(conn, f.seat),
+}
+"""The room action for each client frame, by its model (one per ``type``)."""
+
+
 async def handle(room: Room, conn: WsConnection, frame: ClientFrame, bots: Bots) -> None:
-    """Apply one valid client frame to ``room`` under its lock, then poke its
-    computer players (``bots``). A refusal sends the error, then a fresh
-    state, to ``conn`` alone."""
-    async with room.lock:
-        try:
-            if isinstance(frame, JoinFrame):
-                room.join(conn, frame.seat, frame.name)
-            elif isinstance(frame, ResumeFrame):
-                room.resume(conn, frame.token)
-            elif isinstance(frame, MoveFrame):
-                room.move(conn, frame.move, frame.version)
-            elif isinstance(frame, NextDealFrame):
-                room.next_deal(conn, frame.version)
-            elif isinstance(frame, RematchFrame):
-                room.rematch(conn, frame.version)
-            elif isinstance(frame, LeaveFrame):
-                room.leave(conn)
-            elif isinstance(frame, AddBotFrame):
-                room.add_bot(conn, frame.seat, frame.level or DEFAULT_LEVEL)
-            elif isinstance(frame, RemoveBotFrame):
-                room.remove_bot(conn, frame.seat)
-        except RoomError as exc:
-            room.refuse(conn, exc)
-        except Exception:
-            log.exception("room %s failed on a %s frame", room.id, type(frame).__name__)
-            conn.push(error_text("bad_frame", "the server could not handle this frame"))
-        bots.poke(room)
+    """Apply one valid client frame to ``room`` through its commit point
+    (:meth:`app.rooms.Room.act`), then poke its computer players (``bots``).
+    A refusal sends the error, then a fresh state, to ``conn`` alone."""
+    handler = HANDLERS[type(frame)]
+    try:
+        await room.act(lambda: handler(room, conn, frame), conn)
+    except Exception:
+        log.exception("room %s failed on a %s frame", room.id, type(frame).__name__)
+        conn.push(error_text("bad_frame", "the server could not handle this frame"))
+    bots.poke(room)

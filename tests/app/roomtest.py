@@ -3,6 +3,7 @@ every frame against the protocol models, and seated tables."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import Iterator
@@ -13,11 +14,19 @@ from starlette.testclient import WebSocketTestSession
 
 from app.main import create_app
 from app.protocol import ERROR_CODES, ErrorFrame, JoinedFrame, StateFrame
+from app.rooms import Room
 from app.settings import Settings
 
 STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
              "match_winners", "seed", "board"}
+
+
+def rebuilt(room: Room) -> Room:
+    """``room`` rebuilt from what its journal stored (as after a restart)."""
+    stored = asyncio.run(room.journal.load(room.id))
+    assert stored is not None
+    return Room.rebuild(stored, room.journal)
 
 
 def make_client(settings: Settings | None = None) -> TestClient:

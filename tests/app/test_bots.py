@@ -5,8 +5,8 @@ nobody is in (issue 6)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,12 +29,13 @@ from bottest import (
 )
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
-from roomtest import Peer, new_room
+from roomtest import Peer, new_room, rebuilt
 
 from app.main import create_app
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL
 from app.rooms import Room
 from app.settings import Settings
+from app.table import BadRecord, Table, computer_seats
 from engine.base import OptionError
 from engine.bots import LEVELS, choose_move
 
@@ -482,9 +483,8 @@ def test_the_search_gets_a_fresh_seed_never_the_matchs(client: TestClient) -> No
 
 # ---- the room record and the settings ---------------------------------------------------
 
-def test_computer_players_survive_a_json_round_trip() -> None:
-    room = Room.create("get-stuck-4", {"seed": 3})
-    room.seat_computers(["E", "W"], "strong")
+def test_computer_players_survive_a_rebuild() -> None:
+    room = Room.create("get-stuck-4", {"seed": 3}, bots={"E": "strong", "W": "strong"})
     ann, bob = Conn(), Conn()
     for conn, seat, name in ((ann, "N", "Ann"), (bob, "S", "Bob")):
         room.attach(conn)
@@ -492,23 +492,26 @@ def test_computer_players_survive_a_json_round_trip() -> None:
     room.detach(bob, now=0.0)
     room.handover_seconds = 0
     room.add_bot(ann, "S", "easy", now=1.0)
-    back = Room.from_json(json.loads(json.dumps(room.to_json())))
+    back = rebuilt(room)
     assert {s: (h.kind, h.level, h.name) for s, h in back.holders.items()} == {
         "N": ("human", None, "Ann"), "S": ("human", "easy", "Bob"),
         "E": ("computer", "strong", "Computer (strong)"), "W": ("computer", "strong", "Computer (strong)")}
-    assert back.holders["S"].token == room.holders["S"].token and back.computer_plays("S")
-    data = room.to_json()
-    data["holders"]["E"]["level"] = None
-    with pytest.raises(OptionError, match="level"):
-        Room.from_json(data)
+    assert back.holders["S"].token_hash == room.holders["S"].token_hash and back.computer_plays("S")
+    stored = asyncio.run(room.journal.load(room.id))
+    assert stored is not None
+    first = stored.entries[0].action
+    broken = [first, *(e.action for e in stored.entries[1:])]
+    broken[0] = {**first, "bots": {"E": "strong", "nowhere": "easy"}}
+    with pytest.raises(BadRecord, match="nowhere"):
+        Table.replay(broken)
 
 
 def test_a_bot_seat_list_is_checked() -> None:
-    room = Room.create("get-stuck", {})
     for seats, says in ((["red", "red"], "twice"), (["blue"], "'blue'")):
         with pytest.raises(OptionError, match=says):
-            room.seat_computers(seats, "easy")
-    assert room.holders == {}
+            computer_seats(("red", "black"), seats, "easy")
+    with pytest.raises(OptionError, match="'blue'"):
+        Room.create("get-stuck", {}, bots={"blue": "easy"})
 
 
 class Conn:

@@ -8,14 +8,14 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import connect, make_client, new_room
+from roomtest import connect, make_client, new_room, rebuilt
 from starlette.websockets import WebSocketDisconnect
 
 from app.lobby import Lobby, LobbyFull
 from app.rooms import Room, RoomError
 from app.settings import Settings
 from app.store import MemoryRoomStore, RoomStore
-from engine.base import OptionError
+from app.table import BadRecord, Table
 from engine.registry import GAMES
 
 
@@ -55,7 +55,13 @@ def play_first_legal(room: Room, conns: list[FakeConn], moves: int) -> None:
 
 
 def round_trip(room: Room) -> Room:
-    return Room.from_json(json.loads(json.dumps(room.to_json())))
+    return rebuilt(room)
+
+
+def record(room: Room) -> list[dict]:
+    stored = asyncio.run(room.journal.load(room.id))
+    assert stored is not None
+    return [e.action for e in stored.entries]
 
 
 def spectator_view(room: Room) -> str:
@@ -69,7 +75,7 @@ def test_json_round_trip_mid_deal(game: str) -> None:
     for c in conns:
         room.detach(c)  # a saved room has no connections
     back = round_trip(room)
-    assert back.to_json() == room.to_json()
+    assert back.table == room.table
     assert back.match == room.match
     assert spectator_view(back) == spectator_view(room)
     for seat in room.seats:
@@ -83,13 +89,13 @@ def test_json_round_trip_across_deals_and_rematch() -> None:
     room.next_deal(conns[0], room.version)
     play_first_legal(room, conns, 3)
     back = round_trip(room)
-    assert back.to_json() == room.to_json()
+    assert back.table == room.table
     assert [e.text for e in back.log] == [e.text for e in room.log] and len(back.log) == 3
     play_first_legal(room, conns, 200)
     assert room.phase == "match_over"
     room.rematch(conns[1], room.version)
     back = round_trip(room)
-    assert back.to_json() == room.to_json()
+    assert back.table == room.table
     assert back.rematches == 1 and back.deal_started == room.version
 
 
@@ -105,15 +111,19 @@ def test_resume_after_round_trip() -> None:
     assert back.version == room.version
 
 
-def test_from_json_rejects_a_bad_record() -> None:
+def test_replay_rejects_a_bad_record() -> None:
     room, _ = seated_room()
-    data = room.to_json()
-    bad_seat = {**data, "holders": {"nowhere": {"name": "x", "token": "t", "kind": "human"}}}
-    with pytest.raises(OptionError):
-        Room.from_json(bad_seat)
-    bad_game = {**data, "game": "no-such-game"}
-    with pytest.raises(KeyError):
-        Room.from_json(bad_game)
+    data = record(room)
+    bad_seat = [*data, {"t": "join", "seat": "nowhere", "name": "x", "token_hash": "t"}]
+    with pytest.raises(BadRecord, match="nowhere"):
+        Table.replay(bad_seat)
+    bad_game = [{**data[0], "game": "no-such-game"}, *data[1:]]
+    with pytest.raises(BadRecord, match="no-such-game"):
+        Table.replay(bad_game)
+    with pytest.raises(BadRecord, match="creation"):
+        Table.replay(data[1:])
+    with pytest.raises(BadRecord, match="unknown action"):
+        Table.replay([*data, {"t": "teleport"}])
 
 
 def test_phases() -> None:
@@ -134,7 +144,7 @@ def test_phases() -> None:
 
 def test_refused_action_changes_nothing() -> None:
     room, (a, b) = seated_room()
-    before = room.to_json()
+    before = room.table
     mover = a if a.seat in room.game.to_move(room.match.state) else b
     for action in (
         lambda: room.move(mover, "z9", room.version),
@@ -147,7 +157,7 @@ def test_refused_action_changes_nothing() -> None:
     ):
         with pytest.raises(RoomError):
             action()
-        assert room.to_json() == before
+        assert room.table == before
 
 
 def test_rematch_seed_without_seed_option_is_random() -> None:
@@ -173,25 +183,29 @@ def test_memory_store() -> None:
 
 
 def test_lobby_limits() -> None:
-    lobby = Lobby(Settings(games=("get-stuck",), max_rooms=1))
-    with pytest.raises(KeyError, match="get-stuck-4"):
-        lobby.create_room("get-stuck-4", {})
-    lobby.create_room("get-stuck", {}).visited = True
-    with pytest.raises(LobbyFull):
-        lobby.create_room("get-stuck", {})
+    async def run() -> None:
+        lobby = Lobby(Settings(games=("get-stuck",), max_rooms=1))
+        with pytest.raises(KeyError, match="get-stuck-4"):
+            await lobby.create_room("get-stuck-4", {})
+        (await lobby.create_room("get-stuck", {})).visited = True
+        with pytest.raises(LobbyFull):
+            await lobby.create_room("get-stuck", {})
+    asyncio.run(run())
 
 
 def test_sweep_frees_idle_rooms_only() -> None:
-    lobby = Lobby(Settings(room_idle_hours=1))
-    idle = lobby.create_room("get-stuck", {})
-    busy = lobby.create_room("get-stuck", {})
-    busy.attach(FakeConn())
-    assert idle.idle_since is not None and busy.idle_since is None
-    idle.idle_since = 1000.0  # exact values: no float rounding at the boundary
-    assert asyncio.run(lobby.sweep(4599.0)) == []
-    assert asyncio.run(lobby.sweep(4600.0)) == [idle.id]
-    assert idle.closed and lobby.store.get(idle.id) is None
-    assert lobby.store.get(busy.id) is busy
+    async def run() -> None:
+        lobby = Lobby(Settings(room_idle_hours=1))
+        idle = await lobby.create_room("get-stuck", {})
+        busy = await lobby.create_room("get-stuck", {})
+        busy.attach(FakeConn())
+        assert idle.idle_since is not None and busy.idle_since is None
+        idle.idle_since = 1000.0  # exact values: no float rounding at the boundary
+        assert await lobby.sweep(4599.0) == []
+        assert await lobby.sweep(4600.0) == [idle.id]
+        assert idle.closed and lobby.store.get(idle.id) is None
+        assert lobby.store.get(busy.id) is busy
+    asyncio.run(run())
 
 
 def test_room_idle_again_after_the_last_connection_closes() -> None:

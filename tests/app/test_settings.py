@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from pydantic import ValidationError
 
@@ -48,18 +50,28 @@ def test_games_as_a_list() -> None:
 
 
 def test_a_full_server_frees_a_room_nobody_opened_rather_than_refusing() -> None:
-    """A flood of created-but-never-opened rooms cannot lock everyone out."""
-    from app.lobby import Lobby, LobbyFull
+    """A flood of created-but-never-opened rooms cannot lock everyone out, and
+    a room is never evicted in its first minutes (before its creator opens it)."""
+    import asyncio
 
-    lobby = Lobby(Settings(max_rooms=3))
-    first = lobby.create_room("get-stuck", {})
-    for _ in range(5):
-        lobby.create_room("get-stuck", {})
-    assert len(lobby.store) == 3
-    assert lobby.store.get(first.id) is None  # the oldest unopened room went first
-    for room_id in lobby.store.ids():
-        room = lobby.store.get(room_id)
-        assert room is not None
-        room.visited = True
-    with pytest.raises(LobbyFull):
-        lobby.create_room("get-stuck", {})
+    from app.lobby import EVICT_AGE, Lobby, LobbyFull
+
+    async def run() -> None:
+        lobby = Lobby(Settings(max_rooms=3))
+        first = await lobby.create_room("get-stuck", {})
+        for _ in range(2):
+            await lobby.create_room("get-stuck", {})
+        with pytest.raises(LobbyFull):  # all three are young
+            await lobby.create_room("get-stuck", {})
+        lobby.wall = lambda: time.time() + EVICT_AGE + 1
+        for _ in range(5):
+            await lobby.create_room("get-stuck", {})
+        assert len(lobby.store) == 3 and await lobby.storage.count_open() == 3
+        assert lobby.store.get(first.id) is None  # the oldest unopened room went first
+        for room_id in lobby.store.ids():
+            room = lobby.store.get(room_id)
+            assert room is not None
+            room.visited = True
+        with pytest.raises(LobbyFull):
+            await lobby.create_room("get-stuck", {})
+    asyncio.run(run())

@@ -51,7 +51,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from itertools import pairwise
 from typing import Any
@@ -749,7 +749,8 @@ def test_a_seed_among_the_options_is_caught(client: TestClient) -> None:
     """A server that kept the seed among the room's public options."""
     with contextlib.ExitStack() as stack:
         t = Table(client, stack, 2, "standard", derive_seed(5, "leak"), random.Random(5))
-        t.room.options["seed"] = t.room.match.seed
+        table = t.room.table
+        t.room.table = replace(table, options=(*table.options, ("seed", table.match.seed)))
         t.play_match(0.0)
         rep = t.check()
     assert any("the seed of match 0" in p for p in rep.problems), rep.problems[:5]

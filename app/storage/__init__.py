@@ -1,0 +1,24 @@
+"""Durable room storage: one interface (:mod:`app.storage.base`), several
+backends. :func:`open_storage` picks the one the settings ask for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.storage.base import Entry, RoomMeta, Storage, StorageConflict, StorageError, StoredRoom
+from app.storage.memory import MemoryStorage
+from app.storage.sqlite import SqliteStorage
+
+if TYPE_CHECKING:
+    from app.settings import Settings
+
+__all__ = ["Entry", "MemoryStorage", "RoomMeta", "SqliteStorage", "Storage", "StorageConflict",
+           "StorageError", "StoredRoom", "make_storage"]
+
+
+def make_storage(settings: Settings) -> Storage:
+    """The storage ``settings`` ask for: SQLite at ``settings.database``, or
+    memory for ``":memory:"`` (not opened yet: call ``open()``)."""
+    if settings.database == ":memory:":
+        return MemoryStorage()
+    return SqliteStorage(settings.database)

@@ -1,0 +1,165 @@
+"""The storage interface: where rooms are kept durably.
+
+A room is kept as its *record*: the actions that built it, in version order
+(:mod:`app.table`), and a little *meta* that the server reads without
+rebuilding the room (its game, phase and times). Appending an action is the
+only write a move costs; a room is rebuilt by replaying its record.
+
+Three backends implement :class:`Storage`: :mod:`app.storage.memory` (tests,
+``CARDBOARD_DATABASE=:memory:``), :mod:`app.storage.sqlite` (the default) and,
+with ``CARDBOARD_REDIS_URL``, a Redis one. Every method may raise
+:class:`StorageError`; the room then refuses the action with the error code
+``unavailable`` and applies nothing (``docs/protocol.md``).
+
+Times are Unix seconds (``time.time()``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.table import Action, Phase
+
+Pending = concurrent.futures.Future[None] | asyncio.Future[None]
+"""A write under way: done once it is durable (or failed with
+:class:`StorageError`). A backend that writes at once returns it done."""
+
+
+class StorageError(Exception):
+    """The storage could not do what was asked (a full disk, a lost
+    connection, a damaged file). ``str()`` is a message for the log."""
+
+
+class StorageConflict(StorageError):
+    """An append whose version is not the next one of the room: another
+    process (or a bug) has written that version already."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomMeta:
+    """What the server knows of a stored room without rebuilding it.
+
+    ``version`` and ``phase`` are those after the last action; ``updated`` is
+    when the last action was stored; ``seen`` when a connection last opened or
+    closed; ``opened`` whether anyone ever connected; ``finished`` when a match
+    of the room last ended (``None`` if none has); ``closed`` whether the room
+    is over for play (kept only as history); ``computer_only`` whether
+    computer players hold every seat."""
+
+    id: str
+    game: str
+    created: float
+    updated: float
+    seen: float
+    version: int
+    phase: Phase
+    opened: bool = False
+    finished: float | None = None
+    closed: bool = False
+    computer_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One stored action: the ``version`` it produced, when (``at``) and the
+    action itself."""
+
+    version: int
+    at: float
+    action: Action
+
+    def text(self) -> str:
+        """The action as compact JSON."""
+        return json.dumps(self.action, separators=(",", ":"), ensure_ascii=False)
+
+    @staticmethod
+    def parse(version: int, at: float, text: str) -> Entry:
+        """An entry from its stored JSON text."""
+        action = json.loads(text)
+        if not isinstance(action, dict):
+            raise ValueError("a stored action is not an object")
+        return Entry(int(version), float(at), action)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRoom:
+    """A room as stored: its meta and its record (entries in version order)."""
+
+    meta: RoomMeta
+    entries: tuple[Entry, ...]
+
+
+class Storage(Protocol):
+    """Where rooms are kept. See the module docstring; all methods may raise
+    :class:`StorageError`."""
+
+    name: str
+    """The backend's name for messages (``"sqlite"``, ``"memory"``, ``"redis"``)."""
+
+    async def open(self) -> None:
+        """Connect, check and migrate (at start). Raises :class:`StorageError`
+        with a message for the person starting the server."""
+        ...
+
+    async def close(self) -> None:
+        """Finish every write under way, then release the storage."""
+        ...
+
+    def create(self, meta: RoomMeta, first: Entry) -> Pending:
+        """Start keeping a new room: its meta and its ``create`` entry
+        (version 0). The write fails with :class:`StorageConflict` if the id
+        is taken."""
+        ...
+
+    def append(self, meta: RoomMeta, entry: Entry) -> Pending:
+        """Start adding ``entry`` (version ``meta.version``) to the room's
+        record and updating its meta; the write is done once durable. It fails
+        with :class:`StorageConflict` if that version is stored already or the
+        previous one is missing (another process got there first)."""
+        ...
+
+    async def load(self, room_id: str) -> StoredRoom | None:
+        """The room's meta and whole record, or ``None`` if no such room is kept."""
+        ...
+
+    async def touch(self, room_id: str, seen: float, opened: bool) -> None:
+        """Note that a connection opened or closed at ``seen`` (``opened``: one
+        has opened at least once). Best effort: it may be written late."""
+        ...
+
+    async def close_room(self, room_id: str) -> None:
+        """End a room for play: kept as history (``closed`` set) if a match of
+        it has finished, else deleted with its record."""
+        ...
+
+    async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:
+        """The meta of every room kept (only the open ones by default;
+        ``closed=None`` for all)."""
+        ...
+
+    async def count_open(self) -> int:
+        """How many rooms are kept open for play."""
+        ...
+
+    async def purge(self, idle_before: float, finished_before: float,
+                    skip: frozenset[str] = frozenset()) -> list[str]:
+        """Delete the open rooms nobody has used since ``idle_before`` that never
+        finished a match, close (keep) the idle ones that did, and delete the
+        closed rooms whose last match ended before ``finished_before``; ids in
+        ``skip`` (rooms live in this process) are left alone. Returns the ids
+        deleted or closed."""
+        ...
+
+
+def meta_json(meta: RoomMeta) -> dict[str, Any]:
+    """``meta`` as a JSON object (for backends that store JSON)."""
+    return {f: getattr(meta, f) for f in RoomMeta.__slots__}
+
+
+def meta_from_json(data: dict[str, Any]) -> RoomMeta:
+    """The :class:`RoomMeta` that :func:`meta_json` wrote."""
+    return RoomMeta(**{f: data[f] for f in RoomMeta.__slots__ if f in data})
