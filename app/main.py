@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Receive, Scope, Send
 
 from app.bots import Thinker
 from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
@@ -73,6 +75,20 @@ class CreatedRoom(BaseModel):
     seat: str | None = None
 
 
+class Cardboard(FastAPI):
+    """The app: FastAPI, except that the room websocket ``/ws/{room}`` goes
+    straight to :func:`app.ws.serve` (its routing and middleware layers would
+    otherwise stay alive for as long as each socket is open)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"].startswith("/ws/"):
+            room_id = scope["path"][4:]
+            if "/" not in room_id:
+                await self.state.serve_socket(WebSocket(scope, receive, send), room_id)
+                return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, storage: Storage | None = None,
                thinker: Thinker | None = None) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
@@ -100,7 +116,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 await task
             await lobby.close()
 
-    app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = Cardboard(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.lobby = lobby
     app.state.settings = settings
 
@@ -191,9 +207,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
 
     # ---- websocket ------------------------------------------------------------------------
-    @app.websocket("/ws/{room_id}")
-    async def room_socket(websocket: WebSocket, room_id: str) -> None:
-        await serve(websocket, room_id, lobby)
+    # Served by ``Cardboard.__call__`` ahead of the routing and middleware
+    # stacks (thousands of sockets: each layer is kept alive per socket).
+    app.state.serve_socket = partial(serve, lobby=lobby)
 
     return app
 

@@ -1,25 +1,27 @@
 """The room websocket ``/ws/{room}`` (``docs/protocol.md``).
 
-Each connection runs two tasks: a reader that checks every frame
+Each connection is one task that reads: it checks every frame
 (:func:`app.protocol.read_frame`, after the rate limit) and applies it to the
-room under the room's lock, and a writer that sends the frames queued for the
-connection in order. Queuing never waits, so the lock is held only while the
-room changes; a client that stops reading is disconnected once
-:data:`OUTBOX_FRAMES` frames wait for it. After every change (a frame, a
+room through the room's commit point. Frames for the client are queued
+(:class:`WsConnection`) and sent in order by a short-lived task that exists
+only while frames wait, so an idle connection costs little. Queuing never
+waits, so the lock is held only while the room changes; a client that stops
+reading is disconnected once :data:`OUTBOX_FRAMES` frames wait for it, or
+one frame has waited :data:`SEND_SECONDS`. After every change (a frame, a
 connection opening or closing) the room's computer players are poked
 (:meth:`app.bots.Bots.poke`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
-import anyio
-from anyio import CancelScope
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
@@ -51,6 +53,9 @@ OUTBOX_FRAMES = 1000
 SEND_SECONDS = 20.0
 """A client that has not taken one frame in this long is disconnected (its
 socket buffer is full: it stopped reading)."""
+
+CUT_SECONDS = 5.0
+"""How long closing a too-slow connection politely may take."""
 
 ROOM_CONNECTIONS = 100
 """Connections one room accepts at once; more are told so and closed."""
@@ -85,27 +90,63 @@ class RateLimiter:
 
 class WsConnection:
     """One websocket client of a room: the seat it holds and its queue of
-    frames to send (see :class:`app.rooms.Connection`)."""
+    frames to send (see :class:`app.rooms.Connection`).
 
-    def __init__(self) -> None:
+    Lean on purpose (a server holds thousands): no task of its own while
+    idle. :meth:`push` appends to a deque and, if no send is under way,
+    starts one task that sends until the deque is empty, then ends."""
+
+    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
+
+    def __init__(self, send: Callable[[str], Awaitable[None]],
+                 cut: Callable[[], None] | None = None) -> None:
         self.seat: str | None = None
         self.too_slow = False
-        self._send, self.outbox = anyio.create_memory_object_stream[str](OUTBOX_FRAMES)
+        self.closed = False
+        self.cut = cut
+        """Called once when the client stops taking frames: it ends the connection."""
+        self._send = send
+        self._queue: deque[str] = deque()
+        self._writer: asyncio.Task[None] | None = None
 
     def push(self, text: str) -> None:
-        """Queue a frame. If the queue is full the client is too slow: the
-        queue is closed and the connection ends once it is drained."""
-        try:
-            self._send.send_nowait(text)
-        except anyio.WouldBlock:
+        """Queue a frame. If :data:`OUTBOX_FRAMES` frames wait already the
+        client is too slow: nothing more is queued and the connection is
+        closed with 1013 once those are sent."""
+        if self.closed:
+            return
+        if len(self._queue) >= OUTBOX_FRAMES:
             self.too_slow = True
-            self._send.close()
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
+            self._stop()
+            return
+        self._queue.append(text)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        queue = self._queue
+        try:
+            while queue:
+                async with asyncio.timeout(SEND_SECONDS):
+                    await self._send(queue.popleft())
+        except Exception:  # the client has gone or stopped reading
+            self.too_slow = True
+            self._stop()
+        finally:
+            self._writer = None
+
+    def _stop(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self.cut is not None:
+                self.cut()
 
     def close(self) -> None:
-        """No more frames will be queued."""
-        self._send.close()
+        """No more frames will be queued; those queued are dropped."""
+        self.closed = True
+        self._queue.clear()
+        if self._writer is not None:
+            self._writer.cancel()
 
 
 async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
@@ -127,7 +168,8 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
                 await websocket.close(CLOSE_TOO_SLOW)
                 return
             if not room.closed:
-                conn = WsConnection()
+                conn = WsConnection(websocket.send_text, partial(_cut, websocket,
+                                                                 asyncio.current_task()))
                 room.attach(conn)
                 lobby.touch(room)
                 lobby.bots.poke(room)
@@ -137,36 +179,37 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
         await websocket.close(CLOSE_NO_SUCH_ROOM)
         return
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_write, websocket, conn, tg.cancel_scope)
-            await _read(websocket, conn, room, lobby.bots)
-            tg.cancel_scope.cancel()
+        await _read(websocket, conn, room, lobby.bots)
+    except asyncio.CancelledError:
+        if not conn.too_slow:
+            raise
     finally:
-        with anyio.CancelScope(shield=True):
-            async with room.lock:
-                room.detach(conn)
-                lobby.touch(room)
-                lobby.bots.poke(room)
-            conn.close()
+        async with room.lock:
+            room.detach(conn)
+            lobby.touch(room)
+            lobby.bots.poke(room)
+        conn.close()
 
 
-async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -> None:
-    try:
-        async with conn.outbox:
-            async for text in conn.outbox:
-                with anyio.fail_after(SEND_SECONDS):
-                    await websocket.send_text(text)
-        if conn.too_slow:
-            await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
-    except Exception:  # the client has gone
-        pass
-    scope.cancel()
+def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
+    """End a connection whose client stopped taking frames: close it with
+    1013 (give up after a few seconds) and stop its reader."""
+    async def cut() -> None:
+        try:
+            async with asyncio.timeout(CUT_SECONDS):
+                await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
+        except Exception:
+            pass
+        if reader is not None:
+            reader.cancel()
+    asyncio.get_running_loop().create_task(cut())
 
 
 async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots) -> None:
     limiter = RateLimiter()
+    receive = websocket.receive
     while True:
-        message = await websocket.receive()
+        message = await receive()
         if message["type"] == "websocket.disconnect":
             return
         if not limiter.allow():

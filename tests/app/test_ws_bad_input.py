@@ -179,19 +179,30 @@ def test_read_frame_order() -> None:
 
 
 def test_a_client_that_stops_reading_is_cut_off() -> None:
+    import asyncio
+
     from app.ws import OUTBOX_FRAMES, WsConnection
 
-    conn = WsConnection()
-    for i in range(OUTBOX_FRAMES):
-        conn.push(str(i))
-    assert not conn.too_slow
-    conn.push("one too many")
-    assert conn.too_slow
-    conn.push("ignored")  # no error once closed
-    received = []
-    while True:
-        try:
-            received.append(conn.outbox.receive_nowait())
-        except Exception:
-            break
-    assert received == [str(i) for i in range(OUTBOX_FRAMES)]
+    async def run() -> None:
+        reading = asyncio.Event()
+        received: list[str] = []
+        cut: list[bool] = []
+
+        async def send(text: str) -> None:
+            await reading.wait()
+            received.append(text)
+
+        conn = WsConnection(send, lambda: cut.append(True))
+        for i in range(OUTBOX_FRAMES):
+            conn.push(str(i))
+        assert not conn.too_slow and not cut
+        conn.push("one too many")
+        assert conn.too_slow and cut == [True]
+        conn.push("ignored")  # no error once closed
+        reading.set()
+        for _ in range(OUTBOX_FRAMES * 2):
+            await asyncio.sleep(0)
+        assert received == [str(i) for i in range(OUTBOX_FRAMES)]
+        assert cut == [True]
+
+    asyncio.run(run())
