@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.base import Game, MalformedMove, MoveError, OptionError, Outcome
@@ -227,10 +227,10 @@ def _seat_records(game: Game, options: Mapping[str, Any],
 
 
 def _seat(seat: str, name: str | None, kind: str | None, level: str | None) -> SeatRecord:
-    for field, value in (("name", name), ("level", level)):
+    for what, value in (("name", name), ("level", level)):
         if value is not None and (not isinstance(value, str) or not value.strip()
                                   or any(ord(c) < 32 for c in value)):
-            raise RecordError(f"the {field} of seat {seat} must be a line of text, not {value!r}")
+            raise RecordError(f"the {what} of seat {seat} must be a line of text, not {value!r}")
     if kind is not None and kind not in KINDS:
         raise RecordError(f"the kind of seat {seat} must be human or computer, not {kind!r}")
     return SeatRecord(seat, name, kind, level)
@@ -353,6 +353,17 @@ class _Comment:
     line: int
 
 
+@dataclass
+class _DealText:
+    """A deal as read: its tags, and its comments and moves (each with the
+    comments after it), before their values are checked."""
+
+    tag: _Tag
+    comments: list[str] = field(default_factory=list)
+    moves: list[tuple[_Move, list[str]]] = field(default_factory=list)
+    end: _Tag | None = None
+
+
 _VALUE = r'"(?:[^"\\\n]|\\["\\])*"'
 _TAG_RE = re.compile(rf"\[([A-Za-z]+)((?:[ \t]+(?:[a-z]+=)?{_VALUE})*)[ \t]*\]")
 _ARG_RE = re.compile(rf"[ \t]+(?:([a-z]+)=)?({_VALUE})")
@@ -446,34 +457,34 @@ def read_record(text: str, game: str | None = None) -> Record:
     header: dict[str, _Tag] = {}
     seat_tags: list[_Tag] = []
     comments: list[str] = []
-    deals: list[tuple[_Tag, list[str], list[tuple[_Move, list[str]]], _Tag | None]] = []
+    deals: list[_DealText] = []
     for tok in _tokens(text):
         current = deals[-1] if deals else None
         if isinstance(tok, _Comment):
             if current is None:
                 comments.append(tok.text)
-            elif current[3] is not None:
+            elif current.end is not None:
                 raise RecordError(f"line {tok.line}: a comment after the [End] of deal"
-                                  f" {current[0].args[0] if current[0].args else '?'}: comments go"
-                                  " after the header, after a [Deal] tag or after a move")
-            elif current[2]:
-                current[2][-1][1].append(tok.text)
+                                  f" {_deal_label(current.tag)}: comments go after the header, after"
+                                  " a [Deal] tag or after a move")
+            elif current.moves:
+                current.moves[-1][1].append(tok.text)
             else:
-                current[1].append(tok.text)
+                current.comments.append(tok.text)
         elif isinstance(tok, _Move):
-            if current is None or current[3] is not None:
+            if current is None or current.end is not None:
                 raise RecordError(f"line {tok.line}: the move '{tok.number}. {tok.seat} {tok.move}'"
                                   " is outside a deal: moves go between a [Deal] and its [End] tag")
-            current[2].append((tok, []))
+            current.moves.append((tok, []))
         elif tok.name == "Deal":
-            if current is not None and current[3] is None:
-                raise RecordError(f"line {tok.line}: deal {_deal_label(current[0])} has no [End] tag"
+            if current is not None and current.end is None:
+                raise RecordError(f"line {tok.line}: deal {_deal_label(current.tag)} has no [End] tag"
                                   " before the next [Deal]")
-            deals.append((tok, [], [], None))
+            deals.append(_DealText(tok))
         elif tok.name == "End":
-            if current is None or current[3] is not None:
+            if current is None or current.end is not None:
                 raise RecordError(f"line {tok.line}: an [End] tag without its [Deal]")
-            deals[-1] = (current[0], current[1], current[2], tok)
+            current.end = tok
         elif tok.name in HEADER_TAGS:
             if deals:
                 raise RecordError(f"line {tok.line}: the [{tok.name}] tag belongs in the header,"
@@ -487,10 +498,10 @@ def read_record(text: str, game: str | None = None) -> Record:
         else:
             raise RecordError(f"line {tok.line}: unknown tag [{tok.name}]: the header tags are"
                               f" {', '.join(HEADER_TAGS)}, then [Deal] and [End] for each deal")
-    if deals and deals[-1][3] is None:
-        d, _, moves = deals[-1][0], deals[-1][1], deals[-1][2]
-        after = f"after move {len(moves)}" if moves else "before any move"
-        raise RecordError(f"the record is truncated: deal {_deal_label(d)} ends {after}"
+    if deals and deals[-1].end is None:
+        last = deals[-1]
+        after = f"after move {len(last.moves)}" if last.moves else "before any move"
+        raise RecordError(f"the record is truncated: deal {_deal_label(last.tag)} ends {after}"
                           " with no [End] tag")
     return _interpret(header, seat_tags, comments, deals, game)
 
@@ -549,7 +560,7 @@ def _interpret(
     header: dict[str, _Tag],
     seat_tags: list[_Tag],
     comments: list[str],
-    deal_toks: list[tuple[_Tag, list[str], list[tuple[_Move, list[str]]], _Tag | None]],
+    deal_texts: list[_DealText],
     expected: str | None,
 ) -> Record:
     game_id = _value(header, "Game")
@@ -615,7 +626,7 @@ def _interpret(
     if seed is not None and result is None:
         raise RecordError('[Result "*"] says the match is in play, but there is a [Seed]: the'
                           " record of a match in play never holds the match seed")
-    deals = tuple(_deal(d, i, game_id, seats, sides) for i, d in enumerate(deal_toks, 1))
+    deals = tuple(_deal(d, i, game_id, seats, sides) for i, d in enumerate(deal_texts, 1))
     if count != len(deals):
         if count > len(deals):
             raise RecordError(f"the record is truncated: [Deals \"{count}\"] announces {count} deals,"
@@ -657,14 +668,14 @@ def _interpret(
 
 
 def _deal(
-    toks: tuple[_Tag, list[str], list[tuple[_Move, list[str]]], _Tag | None],
+    text: _DealText,
     number: int,
     game_id: str,
     seats: tuple[str, ...],
     sides: tuple[str, ...],
 ) -> DealRecord:
-    tag, comments, moves, end = toks
-    assert end is not None
+    tag, comments, moves, end = text.tag, text.comments, text.moves, text.end
+    assert end is not None  # read_record refuses a deal without its [End]
     where = f"line {tag.line}"
     if tag.args != (str(number),):
         raise RecordError(f"{where}: expected [Deal \"{number}\" …] (deals are numbered from 1"
