@@ -3,12 +3,14 @@
 A :class:`Match` is immutable. It holds the finished deals (each with its seed,
 starter, moves and outcome), the deal in play and its moves, so that the match
 seed plus the moves replay everything exactly (convention 7). Deal ``k`` is
-dealt from ``derive_seed(match_seed, "deal", k)``.
+dealt from ``derive_seed(match_seed, "deal", k)``, except in a match that
+begins with given deals (:meth:`Match.new_from_deals`, "play this deal
+again"), whose first deals keep the seeds and starters they were given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +39,12 @@ class Deal:
 class Match:
     """A match of ``game_id`` with checked ``options`` (as sorted pairs) and
     ``seed``. ``finished`` are the deals already over; ``state`` is the deal in
-    play (or the last one, once it is over) and ``current`` its record."""
+    play (or the last one, once it is over) and ``current`` its record.
+
+    ``given`` is empty for a match dealt wholly from ``seed``; in a match made
+    by :meth:`new_from_deals` it holds the ``(seed, starter)`` of its first
+    deals, and ``offset`` shifts the starters of the later deals so that the
+    game's rotation goes on from the last given starter."""
 
     game_id: str
     options: tuple[tuple[str, Any], ...]
@@ -45,6 +52,8 @@ class Match:
     finished: tuple[Deal, ...]
     current: Deal
     state: Any
+    given: tuple[tuple[int, str], ...] = ()
+    offset: int = 0
 
     # ---- construction ---------------------------------------------------------------
     @staticmethod
@@ -53,7 +62,47 @@ class Match:
         (``Game.check_options``)."""
         game = get_game(game_id)
         opts = tuple(sorted(options.items()))
-        return Match(game_id, opts, seed, (), *_start(game, dict(opts), seed, 0))
+        return Match(game_id, opts, seed, (), *_start(game, dict(opts), seed, 0, (), 0))
+
+    @staticmethod
+    def new_from_deals(
+        game_id: str, options: Mapping[str, Any], deals: Sequence[tuple[int, str]], seed: int
+    ) -> Match:
+        """A match whose first deals are dealt from the given ``(deal seed,
+        starter)`` pairs instead of from ``seed``, with the first of them dealt.
+        Later deals come from ``seed`` as in :meth:`new` (deal ``k`` from
+        ``derive_seed(seed, "deal", k)``), their starters going on in the game's
+        rotation after the last given starter (after a Get Stuck deal started by
+        black, red starts). ``options`` must be checked.
+
+        Raises :class:`MatchError` if ``deals`` is empty, a deal seed is not in
+        0 … 2⁶³−1, or a starter is not a seat that starts a deal of this game
+        (in Romeo and Juliet only red does).
+        """
+        game = get_game(game_id)
+        opts = tuple(sorted(options.items()))
+        given = tuple((int(s), str(st)) for s, st in deals)
+        if not given:
+            raise MatchError("a match from given deals needs at least one deal")
+        n = len(game.seats(dict(opts)))
+        starters = [game.starter(dict(opts), seed, k) for k in range(len(given) - 1, len(given) - 1 + n)]
+        for s, st in given:
+            if not 0 <= s < 2**63:
+                raise MatchError(f"a deal seed must be from 0 to 2^63-1, not {s}")
+            if st not in starters:
+                raise MatchError(f"{st!r} never starts a deal of {game_id}"
+                                 f" (starters: {', '.join(dict.fromkeys(starters))})")
+        offset = starters.index(given[-1][1])
+        deal, state = _start(game, dict(opts), seed, 0, given, offset)
+        return Match(game_id, opts, seed, (), deal, state, given, offset)
+
+    @staticmethod
+    def new_from_deal(game_id: str, options: Mapping[str, Any], deal_seed: int, starter: str,
+                      seed: int) -> Match:
+        """A match that begins with the deal of ``deal_seed`` and ``starter`` again
+        (the same layout, the same first mover): :meth:`new_from_deals` with one
+        deal. ``seed`` deals the rest of the match; it should be fresh."""
+        return Match.new_from_deals(game_id, options, ((deal_seed, starter),), seed)
 
     @property
     def game(self) -> Game:
@@ -119,7 +168,8 @@ class Match:
             (*self.current.moves, (seat, move)),
             game.outcome(state),
         )
-        return Match(self.game_id, self.options, self.seed, self.finished, deal, state)
+        return Match(self.game_id, self.options, self.seed, self.finished, deal, state, self.given,
+                     self.offset)
 
     def next_deal(self) -> Match:
         """The match with its next deal dealt. Raises :class:`MatchError` if the
@@ -129,19 +179,24 @@ class Match:
         if self.over:
             raise MatchError("the match is over")
         finished = (*self.finished, self.current)
-        deal, state = _start(self.game, self.opts, self.seed, len(finished))
-        return Match(self.game_id, self.options, self.seed, finished, deal, state)
+        deal, state = _start(self.game, self.opts, self.seed, len(finished), self.given, self.offset)
+        return Match(self.game_id, self.options, self.seed, finished, deal, state, self.given,
+                     self.offset)
 
     # ---- JSON -----------------------------------------------------------------------
     def to_json(self) -> JSON:
-        """The match as JSON: game, options, seed and every deal's moves. Secret
-        (it holds the seed): never send it to a browser."""
-        return {
+        """The match as JSON: game, options, seed and every deal's moves (and
+        ``given``, the seeds and starters of given first deals, when there are
+        any). Secret (it holds the seed): never send it to a browser."""
+        out: dict[str, Any] = {
             "game": self.game_id,
             "options": dict(self.options),
             "seed": self.seed,
             "deals": [[list(m) for m in d.moves] for d in (*self.finished, self.current)],
         }
+        if self.given:
+            out["given"] = [list(g) for g in self.given]
+        return out
 
     @staticmethod
     def from_json(data: JSON) -> Match:
@@ -150,7 +205,12 @@ class Match:
         Raises ``ValueError`` (or a move error) if the record does not replay.
         """
         game = get_game(data["game"])
-        m = Match.new(data["game"], game.check_options(data["options"]), int(data["seed"]))
+        options = game.check_options(data["options"])
+        if data.get("given"):
+            m = Match.new_from_deals(data["game"], options,
+                                     [(int(s), str(st)) for s, st in data["given"]], int(data["seed"]))
+        else:
+            m = Match.new(data["game"], options, int(data["seed"]))
         for i, moves in enumerate(data["deals"]):
             if i:
                 m = m.next_deal()
@@ -159,8 +219,14 @@ class Match:
         return m
 
 
-def _start(game: Game, options: dict[str, Any], seed: int, index: int) -> tuple[Deal, Any]:
-    deal_seed = derive_seed(seed, "deal", index)
-    starter = game.starter(options, seed, index)
+def _start(game: Game, options: dict[str, Any], seed: int, index: int,
+           given: tuple[tuple[int, str], ...], offset: int) -> tuple[Deal, Any]:
+    """Deal ``index`` (0-based) dealt: a given deal's seed and starter, else
+    those the match seed gives."""
+    if index < len(given):
+        deal_seed, starter = given[index]
+    else:
+        deal_seed = derive_seed(seed, "deal", index)
+        starter = game.starter(options, seed, index + offset)
     state = game.deal(deal_seed, options, starter)
     return Deal(deal_seed, starter, (), game.outcome(state)), state
