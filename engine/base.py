@@ -192,10 +192,18 @@ class Game(ABC, Generic[S]):
         seats = self.seats(options)
         return seats[deal_index % len(seats)]
 
+    def deals_in_match(self, options: Mapping[str, Any]) -> int | None:
+        """How many deals a match has, where that number is fixed (Get Stuck:
+        the ``deals`` option; Get Stuck for Four: 4), or ``None`` where a
+        match ends on points instead (Stucco). Default: one deal."""
+        return 1
+
     def match_over(self, options: Mapping[str, Any], outcomes: tuple[Outcome, ...]) -> bool:
         """True once the finished deals ``outcomes`` complete a match. Default:
-        one deal."""
-        return len(outcomes) >= 1
+        after :meth:`deals_in_match` deals (a game whose match ends on points
+        overrides this)."""
+        deals = self.deals_in_match(options)
+        return deals is not None and len(outcomes) >= deals
 
     # ---- a deal ---------------------------------------------------------------------
     @abstractmethod

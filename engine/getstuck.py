@@ -361,8 +361,9 @@ class GetStuck(_GetStuckBase):
         first = random.Random(derive_seed(match_seed, "first")).randrange(2)
         return TWO_SEATS[(first + deal_index) % 2]
 
-    def match_over(self, options: Mapping[str, Any], outcomes: tuple[Outcome, ...]) -> bool:
-        return len(outcomes) >= options["deals"]
+    def deals_in_match(self, options: Mapping[str, Any]) -> int | None:
+        """The ``deals`` option (ruling 7)."""
+        return int(options["deals"])
 
 
 class GetStuckFour(_GetStuckBase):
@@ -375,6 +376,6 @@ class GetStuckFour(_GetStuckBase):
     def sides(self, options: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return FOUR_SIDES
 
-    def match_over(self, options: Mapping[str, Any], outcomes: tuple[Outcome, ...]) -> bool:
+    def deals_in_match(self, options: Mapping[str, Any]) -> int | None:
         """Four deals (ruling 6)."""
-        return len(outcomes) >= 4
+        return 4

@@ -195,6 +195,10 @@ class Stucco(Game[StuccoState]):
         first = random.Random(derive_seed(match_seed, "dealer")).randrange(2)
         return SEATS[(first + deal_index) % 2]
 
+    def deals_in_match(self, options: Mapping[str, Any]) -> int | None:
+        """None: a match is played to ``target`` points, not a number of deals."""
+        return None
+
     def match_over(self, options: Mapping[str, Any], outcomes: tuple[Outcome, ...]) -> bool:
         """True once a seat's total reaches ``target`` (ruling 6). Only the
         player of the last card scores in a deal, so at most one seat can reach
