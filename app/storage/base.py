@@ -5,6 +5,11 @@ A room is kept as its *record*: the actions that built it, in version order
 rebuilding the room (its game, phase and times). Appending an action is the
 only write a move costs; a room is rebuilt by replaying its record.
 
+Beside its record a room keeps *notes*: entries that do not change the game
+and raise no version (a chat message, a player muting the spectators' chat).
+Each note has a ``kind``; loading a room gives the last :data:`NOTES_KEPT`
+notes of each kind.
+
 Three backends implement :class:`Storage`: :mod:`app.storage.memory` (tests,
 ``CARDBOARD_DATABASE=:memory:``), :mod:`app.storage.sqlite` (the default) and,
 with ``CARDBOARD_REDIS_URL``, a Redis one. Every method may raise
@@ -63,6 +68,20 @@ class RoomMeta:
     computer_only: bool = False
 
 
+def compact_json(obj: dict[str, Any]) -> str:
+    """A JSON object as compact text, as the backends store it."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """The JSON object stored as ``text``. Raises ``ValueError`` naming
+    ``what`` if it is not one."""
+    obj = json.loads(text)
+    if not isinstance(obj, dict):
+        raise ValueError(f"a stored {what} is not an object")
+    return obj
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One stored action: the ``version`` it produced, when (``at``) and the
@@ -74,23 +93,45 @@ class Entry:
 
     def text(self) -> str:
         """The action as compact JSON."""
-        return json.dumps(self.action, separators=(",", ":"), ensure_ascii=False)
+        return compact_json(self.action)
 
     @staticmethod
     def parse(version: int, at: float, text: str) -> Entry:
         """An entry from its stored JSON text."""
-        action = json.loads(text)
-        if not isinstance(action, dict):
-            raise ValueError("a stored action is not an object")
-        return Entry(int(version), float(at), action)
+        return Entry(int(version), float(at), json_object(text, "action"))
+
+
+NOTES_KEPT = 100
+"""How many notes of each kind :meth:`Storage.load` gives back (the newest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One stored note of a room: its ``kind`` (``"chat"``, ``"mute"``), when
+    (``at``) and its ``data`` (a JSON object)."""
+
+    kind: str
+    at: float
+    data: dict[str, Any]
+
+    def text(self) -> str:
+        """The data as compact JSON."""
+        return compact_json(self.data)
+
+    @staticmethod
+    def parse(kind: str, at: float, text: str) -> Note:
+        """A note from its stored JSON text."""
+        return Note(str(kind), float(at), json_object(text, "note"))
 
 
 @dataclass(frozen=True, slots=True)
 class StoredRoom:
-    """A room as stored: its meta and its record (entries in version order)."""
+    """A room as stored: its meta, its record (entries in version order) and
+    its notes (the last :data:`NOTES_KEPT` of each kind, oldest first)."""
 
     meta: RoomMeta
     entries: tuple[Entry, ...]
+    notes: tuple[Note, ...] = ()
 
 
 class Storage(Protocol):
@@ -122,8 +163,14 @@ class Storage(Protocol):
         previous one is missing (another process got there first)."""
         ...
 
+    def note(self, room_id: str, note: Note) -> Pending:
+        """Start adding ``note`` to the room's notes; done once durable. It
+        fails with :class:`StorageError` if no such room is kept."""
+        ...
+
     async def load(self, room_id: str) -> StoredRoom | None:
-        """The room's meta and whole record, or ``None`` if no such room is kept."""
+        """The room's meta, whole record and last notes, or ``None`` if no
+        such room is kept."""
         ...
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
@@ -133,7 +180,7 @@ class Storage(Protocol):
 
     async def close_room(self, room_id: str) -> None:
         """End a room for play: kept as history (``closed`` set) if a match of
-        it has finished, else deleted with its record."""
+        it has finished, else deleted with its record and notes."""
         ...
 
     async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:

@@ -7,7 +7,16 @@ import concurrent.futures
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.storage.base import Entry, Pending, RoomMeta, StorageConflict, StoredRoom
+from app.storage.base import (
+    NOTES_KEPT,
+    Entry,
+    Note,
+    Pending,
+    RoomMeta,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+)
 
 
 def _done(write: Callable[[], None]) -> Pending:
@@ -31,6 +40,7 @@ class MemoryStorage:
     def __init__(self) -> None:
         self._meta: dict[str, RoomMeta] = {}
         self._entries: dict[str, list[Entry]] = {}
+        self._notes: dict[str, list[Note]] = {}
         self.fail: Exception | None = None
 
     def _check(self) -> None:
@@ -66,11 +76,26 @@ class MemoryStorage:
                 finished=meta.finished if meta.finished is not None else old.finished)
         return _done(write)
 
+    def note(self, room_id: str, note: Note) -> Pending:
+        def write() -> None:
+            self._check()
+            if room_id not in self._meta:
+                raise StorageError(f"room {room_id}: no such room to add a note to")
+            self._notes.setdefault(room_id, []).append(note)
+        return _done(write)
+
     async def load(self, room_id: str) -> StoredRoom | None:
         meta = self._meta.get(room_id)
         if meta is None:
             return None
-        return StoredRoom(meta, tuple(self._entries[room_id]))
+        notes = self._notes.get(room_id, [])
+        kept: list[Note] = []
+        counts: dict[str, int] = {}
+        for n in reversed(notes):
+            counts[n.kind] = counts.get(n.kind, 0) + 1
+            if counts[n.kind] <= NOTES_KEPT:
+                kept.append(n)
+        return StoredRoom(meta, tuple(self._entries[room_id]), tuple(reversed(kept)))
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         meta = self._meta.get(room_id)
@@ -89,6 +114,7 @@ class MemoryStorage:
         else:
             del self._meta[meta.id]
             del self._entries[meta.id]
+            self._notes.pop(meta.id, None)
 
     async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:
         return [m for m in self._meta.values() if closed is None or m.closed == closed]

@@ -27,7 +27,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.storage.base import Entry, Pending, RoomMeta, StorageConflict, StorageError, StoredRoom
+from app.storage.base import (
+    NOTES_KEPT,
+    Entry,
+    Note,
+    Pending,
+    RoomMeta,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +66,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             action TEXT NOT NULL,
             PRIMARY KEY (room, version)
         ) WITHOUT ROWID""",
+    ),
+    # 2: notes (chat and the like), which raise no version.
+    (
+        """CREATE TABLE notes (
+            n INTEGER PRIMARY KEY AUTOINCREMENT,
+            room TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at REAL NOT NULL,
+            data TEXT NOT NULL
+        )""",
+        "CREATE INDEX notes_room ON notes (room, kind, n)",
     ),
 )
 """The schema, one tuple of statements per version: ``MIGRATIONS[k]`` takes a
@@ -257,6 +277,16 @@ class SqliteStorage:
                          (meta.id, entry.version, entry.at, entry.text()))
         return self._submit(run)
 
+    def note(self, room_id: str, note: Note) -> Pending:
+        def run(conn: sqlite3.Connection) -> None:
+            added = conn.execute(
+                "INSERT INTO notes (room, kind, at, data) SELECT ?, ?, ?, ?"
+                " WHERE EXISTS (SELECT 1 FROM rooms WHERE id = ?)",
+                (room_id, note.kind, note.at, note.text(), room_id)).rowcount
+            if added != 1:
+                raise StorageError(f"room {room_id}: no such room to add a note to")
+        return self._submit(run)
+
     async def load(self, room_id: str) -> StoredRoom | None:
         def run(conn: sqlite3.Connection) -> StoredRoom | None:
             row = conn.execute(f"SELECT {_COLUMNS} FROM rooms WHERE id = ?", (room_id,)).fetchone()
@@ -264,7 +294,12 @@ class SqliteStorage:
                 return None
             rows = conn.execute("SELECT version, at, action FROM actions WHERE room = ?"
                                 " ORDER BY version", (room_id,)).fetchall()
-            return StoredRoom(_meta(row), tuple(Entry.parse(*r) for r in rows))
+            notes = conn.execute(
+                "SELECT kind, at, data FROM (SELECT n, kind, at, data, row_number() OVER"
+                " (PARTITION BY kind ORDER BY n DESC) AS back FROM notes WHERE room = ?)"
+                " WHERE back <= ? ORDER BY n", (room_id, NOTES_KEPT)).fetchall()
+            return StoredRoom(_meta(row), tuple(Entry.parse(*r) for r in rows),
+                              tuple(Note.parse(*n) for n in notes))
         return await self._call(run)
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
@@ -317,6 +352,7 @@ def _close(conn: sqlite3.Connection, room_id: str, keep: bool) -> None:
         conn.execute("UPDATE rooms SET closed = 1 WHERE id = ?", (room_id,))
     else:
         conn.execute("DELETE FROM actions WHERE room = ?", (room_id,))
+        conn.execute("DELETE FROM notes WHERE room = ?", (room_id,))
         conn.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
 
 
