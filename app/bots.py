@@ -23,9 +23,19 @@ asyncio tasks (at most one per room and purpose):
   "Rematch" (:meth:`app.rooms.Room.computer_continue`). Wherever a person
   holds a seat, the people start the next deal: they decide when they have
   read the result;
+* **a forced pass**, for each awaited seat that a person plays whose only
+  legal move is a pass (in a room whose ``auto_pass`` option is on): after
+  ``auto_pass_seconds``, the pass is played through
+  :meth:`app.rooms.Room.forced_pass`, which runs the checks of a person's
+  move (so a pass the person made meanwhile is never played twice);
 * **a handover notice**: when a person has been away, in the middle of a
   deal, for ``handover_seconds``, a fresh state (same version) is sent so
   that every client shows the seat with ``handover: true``;
+* **going on**, between deals where a person holds a seat: when the table
+  is ready without anyone pressing "Ready" (a computer player took the last
+  seat that was not ready), the next deal or match is dealt; and when a
+  person has been away for ``ready_away_seconds``, the table stops waiting
+  for them (:meth:`app.rooms.Room.go_on_if_ready`);
 * **clean-up**: a room of computer players only that nobody watches is freed
   as soon as no deal is in play.
 
@@ -185,12 +195,18 @@ class Bots:
                 for seat in room.game.to_move(room.match.state):
                     if room.computer_plays(seat) and self._idle(room, f"turn {seat}"):
                         self._start(room, f"turn {seat}", self._turn(room, seat))
+                    elif room.watched and room.must_pass(seat) and self._idle(room, f"pass {seat}"):
+                        self._start(room, f"pass {seat}", self._pass(room, seat))
             self._watch_absences(room)
         elif phase in ("deal_over", "match_over") and room.computer_only:
             if not room.watched:
                 self.free(room)
             elif self._idle(room, "continue"):
                 self._start(room, "continue", self._continue(room))
+        elif phase in ("deal_over", "match_over"):
+            if room.all_ready() and self._idle(room, "go on"):
+                self._start(room, "go on", self._go_on(room))
+            self._watch_ready(room)
 
     def _idle(self, room: Room, purpose: str) -> bool:
         return (room.id, purpose) not in self.tasks
@@ -267,6 +283,56 @@ class Bots:
             level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
             level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
                       room.id, move, seat, exc.code, exc.message)
+
+    async def _pass(self, room: Room, seat: str) -> None:
+        """After ``auto_pass_seconds``, pass for the person at ``seat``, whose
+        only legal move on the current version is a pass."""
+        version = room.version
+        await asyncio.sleep(self.settings.auto_pass_seconds)
+        if room.closed:
+            return
+        try:
+            await room.act(lambda: room.forced_pass(seat, version))
+        except RoomError as exc:
+            log.info("room %s: the forced pass at %s was not played (%s: %s)", room.id, seat,
+                     exc.code, exc.message)
+
+    async def _go_on(self, room: Room) -> None:
+        """Deal the next deal or match of a table that has become ready."""
+        version = room.version
+        await asyncio.sleep(0)
+        if room.closed:
+            return
+        try:
+            await room.act(lambda: room.go_on_if_ready(version))
+        except RoomError as exc:
+            log.info("room %s: the table could not go on (%s)", room.id, exc.message)
+            await asyncio.sleep(1.0)  # a failing storage: do not retry at once
+
+    def _watch_ready(self, room: Room) -> None:
+        """Between deals, schedule for each person away (and still waited
+        for) the moment the table stops waiting for them."""
+        now = time.monotonic()
+        for seat, holder in room.holders.items():
+            since = holder.away_since
+            if holder.computer_plays or holder.connection is not None or since is None:
+                continue
+            if now - since >= room.ready_away_seconds or not self._idle(room, f"ready {seat}"):
+                continue
+            delay = since + room.ready_away_seconds - now + NOTICE_SLACK
+            self._start(room, f"ready {seat}", self._ready_notice(room, seat, since, delay))
+
+    async def _ready_notice(self, room: Room, seat: str, since: float, delay: float) -> None:
+        """After ``delay`` seconds, stop waiting for ``seat`` (away since
+        ``since``): go on if the others are ready, else tell everyone."""
+        await asyncio.sleep(delay)
+        holder = room.holders.get(seat)
+        if room.closed or holder is None or holder.away_since != since:
+            return
+        try:
+            await room.act(lambda: room.go_on_if_ready(announce=True))
+        except RoomError as exc:
+            log.info("room %s: the table could not go on (%s)", room.id, exc.message)
 
     async def _continue(self, room: Room) -> None:
         """Start the next deal or match of a watched room of computer players,

@@ -24,7 +24,7 @@ from app.rooms import Room
 from app.settings import Settings
 from app.storage import Storage, StorageError, make_storage
 from app.store import MemoryRoomStore, RoomStore
-from app.table import BadRecord, computer_seats
+from app.table import ROOM_OPTIONS, BadRecord, computer_seats, game_options
 from engine.base import SEED_OPTION
 from engine.registry import get_game
 
@@ -129,7 +129,8 @@ class Lobby:
     def games(self) -> list[dict[str, Any]]:
         """The games on offer, as ``GET /api/games`` lists them: ``id``,
         ``title``, ``seats`` (with default options) and ``options`` (name →
-        description, ``seed`` included)."""
+        description, ``seed`` and the settings every room has,
+        :data:`app.table.ROOM_OPTIONS`, included)."""
         return [self.game_info(g) for g in self.settings.games]
 
     def game_info(self, game_id: str) -> dict[str, Any]:
@@ -137,6 +138,8 @@ class Lobby:
         game = get_game(game_id)
         options = {o.name: o.description for o in game.info.options}
         options[SEED_OPTION.name] = SEED_OPTION.description
+        for option in ROOM_OPTIONS:
+            options[option.name] = option.description
         return {
             "id": game.info.id,
             "title": game.info.title,
@@ -166,8 +169,8 @@ class Lobby:
         game = get_game(game_id)
         bots = None
         if bot_seats is not None:
-            bots = computer_seats(game.seats(game.check_options(
-                {k: v for k, v in raw_options.items() if k != SEED_OPTION.name})), bot_seats, bot_level)
+            bots = computer_seats(game.seats(game.check_options(game_options(raw_options))),
+                                  bot_seats, bot_level)
         if client is not None:
             wait = self.limiter.take(client, time.monotonic())
             if wait > 0:
@@ -189,6 +192,7 @@ class Lobby:
 
     def _add(self, room: Room) -> None:
         room.handover_seconds = self.settings.handover_seconds
+        room.ready_away_seconds = self.settings.ready_away_seconds
         room.on_commit = self.bots.poke
         self.store.add(room)
 

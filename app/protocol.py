@@ -3,8 +3,9 @@
 Client frames are read with :func:`read_frame`, which applies the contract's
 checks in order (``too_large``, ``bad_json``, ``bad_frame``, ``unknown_type``,
 ``bad_field``) and raises :class:`FrameError` with the first that fails.
-Server frames are built as :class:`StateFrame`, :class:`JoinedFrame` and
-:class:`ErrorFrame` and turned into text with :func:`dump`.
+Server frames are built as :class:`StateFrame`, :class:`JoinedFrame`,
+:class:`ChatMessage` and :class:`ErrorFrame` and turned into text with
+:func:`dump`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
 
 MAX_FRAME_BYTES = 64 * 1024
@@ -32,6 +33,17 @@ BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "strong")
 
 DEFAULT_LEVEL = "medium"
 """The level of a computer player when ``add_bot`` (or room creation) names none."""
+
+CHAT_MAX = 300
+"""The longest chat message, in characters, after cleaning."""
+
+CHAT_RATE = 5
+CHAT_SECONDS = 10.0
+"""A connection may send at most ``CHAT_RATE`` chat messages in any ``CHAT_SECONDS``."""
+
+CHAT_HISTORY = 50
+"""How many of the room's last chat messages a new connection receives after
+its first state."""
 
 ErrorCode = Literal[
     "rate_limited",
@@ -53,6 +65,7 @@ ErrorCode = Literal[
     "stale_version",
     "malformed_move",
     "illegal_move",
+    "muted",
     "unavailable",
 ]
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
@@ -82,6 +95,10 @@ punctuation, symbol) that is not blank, e.g. U+3164 HANGUL FILLER."""
 _BLANK_LOOKING = {"\u3164", "\u2800", "\u115f", "\u1160", "\uffa0"}
 
 
+def _visible(text: str) -> bool:
+    return any(unicodedata.category(ch)[0] in _VISIBLE and ch not in _BLANK_LOOKING for ch in text)
+
+
 def clean_name(raw: str) -> str:
     """A player name with control and format characters (bidi overrides,
     zero-width characters; also lone surrogates, line and paragraph
@@ -89,11 +106,26 @@ def clean_name(raw: str) -> str:
     1 to :data:`NAME_MAX` characters remain. Markup is left as it is: the name
     is text, and escaping is the page's job."""
     name = "".join(ch for ch in raw if unicodedata.category(ch) not in _DROP).strip()
-    if not any(unicodedata.category(ch)[0] in _VISIBLE and ch not in _BLANK_LOOKING for ch in name):
+    if not _visible(name):
         raise ValueError("a name needs at least one visible character")
     if len(name) > NAME_MAX:
         raise ValueError(f"a name is at most {NAME_MAX} characters, not {len(name)}")
     return name
+
+
+def clean_chat(raw: str) -> str:
+    """A chat message as it is kept and shown: line breaks and tabs become
+    spaces, other control and format characters are removed (as in
+    :func:`clean_name`), runs of spaces become one, and the ends are trimmed.
+    Raises ``ValueError`` unless 1 to :data:`CHAT_MAX` characters remain with
+    a visible one among them. Markup is left as it is: the message is text."""
+    spaced = "".join(" " if ch in "\t\n\r\u2028\u2029\x0b\x0c\x85" else ch for ch in raw)
+    text = " ".join("".join(ch for ch in spaced if unicodedata.category(ch) not in _DROP).split())
+    if not _visible(text):
+        raise ValueError("a chat message needs at least one visible character")
+    if len(text) > CHAT_MAX:
+        raise ValueError(f"a chat message is at most {CHAT_MAX} characters, not {len(text)}")
+    return text
 
 
 # ---- client frames -------------------------------------------------------------------
@@ -134,18 +166,67 @@ class MoveFrame(_ClientFrame):
     version: Version
 
 
+class ReadyFrame(_ClientFrame):
+    """The sender's seat is ready for the next deal (or the rematch), on the
+    state of ``version``."""
+
+    type: Literal["ready"]
+    version: Version
+
+
 class NextDealFrame(_ClientFrame):
-    """Start the next deal; ``version`` is the state it was asked on."""
+    """Ready for the next deal (the older name of ``ready``, in ``deal_over``
+    only); ``version`` is the state it was asked on."""
 
     type: Literal["next_deal"]
     version: Version
 
 
 class RematchFrame(_ClientFrame):
-    """Start a new match with the same seats; ``version`` as for next_deal."""
+    """Ready for a new match with the same seats (the older name of
+    ``ready``, in ``match_over`` only); ``version`` as for next_deal."""
 
     type: Literal["rematch"]
     version: Version
+
+
+class NewTokenFrame(_ClientFrame):
+    """Give the sender's seat a new token (a new seat link): the old token
+    seats nobody any more."""
+
+    type: Literal["new_token"]
+
+
+class WatchFrame(_ClientFrame):
+    """The name a connection shows while it watches (``null`` or missing: no
+    name); cleaned like a player's name."""
+
+    type: Literal["watch"]
+    name: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return None if value is None else clean_name(value)
+
+
+class ChatFrame(_ClientFrame):
+    """A chat message, ``text`` (cleaned by :func:`clean_chat`)."""
+
+    type: Literal["chat"]
+    text: str
+
+    @field_validator("text")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return clean_chat(value)
+
+
+class MuteSpectatorsFrame(_ClientFrame):
+    """A seated player mutes (``mute`` true) or unmutes the spectators' chat."""
+
+    type: Literal["mute_spectators"]
+    mute: bool
 
 
 class LeaveFrame(_ClientFrame):
@@ -183,19 +264,24 @@ class RemoveBotFrame(_ClientFrame):
 
 
 ClientFrame = (
-    JoinFrame | ResumeFrame | MoveFrame | NextDealFrame | RematchFrame | LeaveFrame
-    | AddBotFrame | RemoveBotFrame
+    JoinFrame | ResumeFrame | MoveFrame | ReadyFrame | NextDealFrame | RematchFrame | LeaveFrame
+    | AddBotFrame | RemoveBotFrame | NewTokenFrame | WatchFrame | ChatFrame | MuteSpectatorsFrame
 )
 
 CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
     "join": JoinFrame,
     "resume": ResumeFrame,
     "move": MoveFrame,
+    "ready": ReadyFrame,
     "next_deal": NextDealFrame,
     "rematch": RematchFrame,
     "leave": LeaveFrame,
     "add_bot": AddBotFrame,
     "remove_bot": RemoveBotFrame,
+    "new_token": NewTokenFrame,
+    "watch": WatchFrame,
+    "chat": ChatFrame,
+    "mute_spectators": MuteSpectatorsFrame,
 }
 
 
@@ -269,17 +355,20 @@ def _absent(value: Any) -> bool:
 
 
 class SeatView(_ServerModel):
-    """One seat at the table: its holder's name (``"Computer (strong)"`` for a
-    computer player), kind, and whether the holder is connected. All
-    null/false when free.
+    """One seat at the table: its holder's name (``"Ada (strong)"`` for a
+    computer player, :func:`app.table.computer_name`), kind, and whether the
+    holder is connected. All null/false when free.
 
-    Three keys appear only when they apply (so a seat of a person at the table
+    Five keys appear only when they apply (so a seat of a person at the table
     is exactly ``{seat, name, kind, connected}``): ``level`` for a computer
     player; ``stand_in_for``, the name of the absent person a computer player
-    is holding the seat for (they get it back when they resume); and
+    is holding the seat for (they get it back when they resume);
     ``handover: true`` on a person's seat that has been disconnected for
     longer than the handover time in the middle of a deal, which a seated
-    player may hand to a computer player with ``add_bot``."""
+    player may hand to a computer player with ``add_bot``; ``away_since``,
+    when the person holding the seat lost their connection (Unix seconds, the
+    server's clock); and on a free seat ``left``, the name of the person who
+    gave it up (until someone sits there)."""
 
     seat: str
     name: str | None
@@ -288,6 +377,8 @@ class SeatView(_ServerModel):
     level: str | None = Field(default=None, exclude_if=_absent)
     stand_in_for: str | None = Field(default=None, exclude_if=_absent)
     handover: bool = Field(default=False, exclude_if=_absent)
+    away_since: float | None = Field(default=None, exclude_if=_absent)
+    left: str | None = Field(default=None, exclude_if=_absent)
 
 
 class SideView(_ServerModel):
@@ -339,6 +430,35 @@ class HistoryEntry(_ServerModel):
     outcome: OutcomeView
 
 
+class ReadyView(_ServerModel):
+    """Between deals (phases ``deal_over`` and ``match_over``): who is ready
+    to go on. ``ready``: the seats ready (computer players always are);
+    ``missing``: the people still awaited; ``away``: the people who have been
+    disconnected so long that the table goes on without waiting for them.
+    Every seat is in exactly one of the three lists."""
+
+    ready: list[str]
+    missing: list[str]
+    away: list[str]
+
+
+class SpectatorsView(_ServerModel):
+    """The connections that watch without a seat: how many, and the names
+    of those who gave one (``watch``), in the order they came."""
+
+    count: int
+    names: list[str]
+
+
+class ChatView(_ServerModel):
+    """Whether spectators may chat: ``"off"`` (the room's
+    ``spectator_chat`` option is false), ``"muted"`` (a player has muted
+    them; ``muted_by`` is their name) or ``"on"``."""
+
+    spectators: Literal["off", "muted", "on"]
+    muted_by: str | None = Field(default=None, exclude_if=_absent)
+
+
 class RoomView(_ServerModel):
     """The ``view`` of a state frame (``/work/notes/frames.md``). ``board`` is
     the engine's ``view(state, seat)`` for the recipient; ``seed`` stays null
@@ -356,6 +476,11 @@ class RoomView(_ServerModel):
     match_winners: list[str]
     seed: int | None
     board: Any
+    deals: int | None = None
+    ready: ReadyView | None = None
+    spectators: SpectatorsView = SpectatorsView(count=0, names=[])
+    chat: ChatView = ChatView(spectators="off")
+    room_options: dict[str, bool] = Field(default_factory=dict)
 
 
 class StateFrame(_ServerModel):
@@ -390,7 +515,34 @@ class ErrorFrame(_ServerModel):
     message: str
 
 
-ServerFrame = StateFrame | JoinedFrame | ErrorFrame
+class ChatMessage(_ServerModel):
+    """A chat message, sent to every connection of the room: who wrote it
+    (``from``: the seat holder's name, or the spectator's name, ``null`` for
+    a spectator who gave none), their ``seat`` (``null`` for a spectator),
+    the ``text`` (to be shown as text, never as HTML) and ``at`` (Unix
+    seconds, the server's clock)."""
+
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True)
+
+    type: Literal["chat"] = "chat"
+    sender: str | None = Field(validation_alias=AliasChoices("from", "sender"),
+                               serialization_alias="from")
+    seat: str | None
+    text: str
+    at: float
+
+
+class SpectatorsFrame(_ServerModel):
+    """Sent to every connection when the spectators change between states
+    (someone comes to watch, goes, or gives a name): the new
+    ``view.spectators``."""
+
+    type: Literal["spectators"] = "spectators"
+    count: int
+    names: list[str]
+
+
+ServerFrame = StateFrame | JoinedFrame | ChatMessage | SpectatorsFrame | ErrorFrame
 
 
 def dump(frame: _ServerModel) -> str:

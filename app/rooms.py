@@ -31,7 +31,20 @@ is taken.
 Computer players (:meth:`Room.add_bot`) hold seats like people do. The room
 only records them; :mod:`app.bots` makes them think and act, through
 :meth:`Room.computer_move` and :meth:`Room.computer_continue`, which run the
-same checks as a person's ``move``, ``next_deal`` and ``rematch``.
+same checks as a person's ``move``, ``next_deal`` and ``rematch``; it also
+plays the passes that are a person's only legal move (:meth:`Room.forced_pass`)
+and starts the next deal once the table is ready (:meth:`Room.go_on_if_ready`).
+
+Between deals the table goes on when it is ready (:meth:`Room.ready`): every
+seated person has said so, except those away for :attr:`Room.ready_away_seconds`;
+computer players are always ready. Readiness is live, not stored: after a
+restart everyone says it again.
+
+Chat messages and the spectators' mute are *notes* (:meth:`Room.chat`): they
+pass through the same commit point, stored before they are sent, but change
+no table and raise no version. Spectators (who watches, under which name) are
+presence: a ``spectators`` frame tells everyone, at most every
+:data:`PRESENCE_DELAY` seconds.
 """
 
 from __future__ import annotations
@@ -41,27 +54,44 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.protocol import (
+    CHAT_HISTORY,
+    CHAT_RATE,
+    CHAT_SECONDS,
+    ChatMessage,
+    ChatView,
     FrameError,
     HistoryEntry,
     JoinedFrame,
     LogEntry,
     OutcomeView,
     Phase,
+    ReadyView,
     RoomView,
     SeatView,
     SideView,
+    SpectatorsFrame,
+    SpectatorsView,
     StateFrame,
     dump,
     error_text,
 )
-from app.storage.base import Entry, Pending, RoomMeta, Storage, StoredRoom
+from app.storage.base import Entry, Note, Pending, RoomMeta, Storage, StoredRoom
 from app.storage.memory import MemoryStorage
-from app.table import Action, Kind, SeatHolder, Table, computer_name, token_hash
+from app.table import (
+    AUTO_PASS,
+    SPECTATOR_CHAT,
+    Action,
+    Kind,
+    SeatHolder,
+    Table,
+    token_hash,
+)
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
 
@@ -72,6 +102,18 @@ RoomError = FrameError
 
 UNAVAILABLE = ("the server could not save this just now, so nothing was changed: try again in a"
                " moment")
+
+PASS = "pass"
+"""The pass, in the notation of every game that has one (``docs/notation.md``)."""
+
+PRESENCE_DELAY = 0.5
+"""Seconds a change of the spectators waits before it is sent, so that a
+page that reconnects and resumes its seat at once never shows as a spectator."""
+
+SPECTATOR_NAMES = 20
+"""The most spectator names a state or a ``spectators`` frame lists."""
+
+BETWEEN_DEALS: tuple[Phase, ...] = ("deal_over", "match_over")
 
 
 class Connection(Protocol):
@@ -153,9 +195,23 @@ class Room:
         self.closed = False
         self.visited = False
         self.handover_seconds = 120.0
+        self.ready_away_seconds = 60.0
         self.on_commit: Callable[[Room], None] | None = None
-        self._pending: tuple[Pending, Table, Callable[[], None], bool] | None = None
+        self._pending: tuple[Pending, Table | None, Callable[[], None], bool] | None = None
         self._inflight: asyncio.Future[None] | None = None
+        self.away_at: dict[str, float] = {}
+        """Seat → when (Unix seconds) its human holder lost their connection."""
+        self.left_names: dict[str, str] = {}
+        """Free seat → the name of the person who gave it up."""
+        self.watch_names: dict[Connection, str] = {}
+        self.chat_log: deque[ChatMessage] = deque(maxlen=CHAT_HISTORY)
+        self.muted_by: str | None = None
+        """The name of the player who muted the spectators' chat, or ``None``."""
+        self._chat_times: dict[object, deque[float]] = {}
+        self._ready: set[str] = set()
+        self._ready_key: tuple[int, int] = (-1, -1)
+        self._presence_sent: SpectatorsView | None = None
+        self._presence_timer: asyncio.TimerHandle | None = None
 
     @staticmethod
     def create(game_id: str, raw_options: Mapping[str, Any], *, room_id: str | None = None,
@@ -184,9 +240,19 @@ class Room:
         table = Table.replay(e.action for e in stored.entries)
         room = Room(table, journal, now=now)
         room.visited = stored.meta.opened
+        wall = time.time()
         for seat, h in table.holders:
             if h.kind == "human":
                 room.away_since[seat] = room.idle_since or 0.0
+                room.away_at[seat] = wall
+        for note in stored.notes:
+            if note.kind == "chat":
+                room.chat_log.append(ChatMessage(sender=note.data.get("from"),
+                                                 seat=note.data.get("seat"),
+                                                 text=str(note.data.get("text", "")), at=note.at))
+            elif note.kind == "mute":
+                by = note.data.get("by")
+                room.muted_by = None if by is None else str(by)
         return room
 
     # ---- the table ----------------------------------------------------------------------
@@ -354,11 +420,15 @@ class Room:
         self._pending = None
         error = pending.exception()
         if error is not None:
-            log.error("room %s: version %d was not saved: %s", self.id, table.version, error)
+            what = "a note" if table is None else f"version {table.version}"
+            log.error("room %s: %s was not saved: %s", self.id, what, error)
             if quiet:
                 self.broadcast()
                 return
             raise RoomError("unavailable", UNAVAILABLE)
+        if table is None:
+            then()
+            return
         self.table = table
         then()
         self.broadcast()
@@ -370,6 +440,16 @@ class Room:
         return RoomMeta(table.id, table.game_id, table.created, at, at, table.version, phase,
                         opened=self.visited, finished=at if phase == "match_over" else None,
                         computer_only=table.computer_only)
+
+    def _note(self, kind: str, data: dict[str, Any], then: Callable[[], None],
+              at: float | None = None) -> None:
+        """Write a note (no version, no table change) to the journal, then run
+        ``then``: at once if the journal has written it already, else in
+        :meth:`commit`. Raises ``unavailable`` if the write has failed already."""
+        pending = self.journal.note(self.id, Note(kind, time.time() if at is None else at, data))
+        self._pending = (pending, None, then, False)
+        if pending.done():
+            self._settle()
 
     def _apply(self, action: Action, then: Callable[[], None] = lambda: None) -> None:
         """Check that ``action`` applies to the table (the engine's verdict on a
@@ -408,6 +488,11 @@ class Room:
             "totals": match.totals(),
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
+            "deals": game.deals_in_match(self.options),
+            "ready": self.ready_view(),
+            "spectators": self.spectators_view(),
+            "chat": self.chat_view(),
+            "room_options": dict(self.table.room_options),
         }
         secret_moves = type(game).public_move is not Game.public_move
         out: dict[str | None, str] = {}
@@ -444,12 +529,30 @@ class Room:
     def _seat_view(self, seat: str) -> SeatView:
         h = self.table.holder(seat)
         if h is None:
-            return SeatView(seat=seat, name=None, kind=None, connected=False)
+            return SeatView(seat=seat, name=None, kind=None, connected=False,
+                            left=self.left_names.get(seat))
         if h.level is not None:
-            return SeatView(seat=seat, name=computer_name(h.level), kind="computer", connected=True,
-                            level=h.level, stand_in_for=h.name if h.kind == "human" else None)
-        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=seat in self.seat_conn,
-                        handover=self.may_hand_over(seat))
+            return SeatView(seat=seat, name=self.table.computer_name(seat, h.level), kind="computer",
+                            connected=True, level=h.level,
+                            stand_in_for=h.name if h.kind == "human" else None)
+        connected = seat in self.seat_conn
+        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=connected,
+                        handover=self.may_hand_over(seat),
+                        away_since=None if connected else self.away_at.get(seat))
+
+    def spectators_view(self) -> SpectatorsView:
+        """How many connections watch without a seat, and the names they gave."""
+        watching = [c for c in self.connections if c.seat is None]
+        names = [self.watch_names[c] for c in watching if c in self.watch_names]
+        return SpectatorsView(count=len(watching), names=names[:SPECTATOR_NAMES])
+
+    def chat_view(self) -> ChatView:
+        """Whether spectators may chat now."""
+        if not self.table.setting(SPECTATOR_CHAT):
+            return ChatView(spectators="off")
+        if self.muted_by is not None:
+            return ChatView(spectators="muted", muted_by=self.muted_by)
+        return ChatView(spectators="on")
 
     def state_text(self, seat: str | None) -> str:
         """The state frame for one seat (or a spectator) as JSON text."""
@@ -464,6 +567,30 @@ class Room:
         texts = self.state_frames({c.seat for c in self.connections})
         for conn in self.connections:
             conn.push(texts[conn.seat])
+        self._presence_sent = self.spectators_view()
+
+    def _presence_changed(self) -> None:
+        """The spectators have changed: send a ``spectators`` frame to every
+        connection in :data:`PRESENCE_DELAY` seconds, unless a state has told
+        them by then (at once outside an event loop)."""
+        if self._presence_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._send_presence()
+            return
+        self._presence_timer = loop.call_later(PRESENCE_DELAY, self._send_presence)
+
+    def _send_presence(self) -> None:
+        self._presence_timer = None
+        view = self.spectators_view()
+        if view == self._presence_sent or self.closed:
+            return
+        self._presence_sent = view
+        text = dump(SpectatorsFrame(count=view.count, names=view.names))
+        for conn in self.connections:
+            conn.push(text)
 
     def refuse(self, conn: Connection, error: RoomError) -> None:
         """Tell ``conn`` why its action was refused, then send it a fresh state."""
@@ -472,36 +599,61 @@ class Room:
 
     # ---- connections (presence: no version) ---------------------------------------------
     def attach(self, conn: Connection) -> None:
-        """A new connection, as a spectator: it receives the state at once."""
+        """A new connection, as a spectator: it receives the state at once,
+        then the room's last :data:`app.protocol.CHAT_HISTORY` chat messages;
+        the others learn of a new spectator."""
         conn.seat = None
         self.connections.add(conn)
         self.visited = True
         self.idle_since = None
         self.send_state(conn)
+        for message in self.chat_log:
+            conn.push(dump(message))
+        self._presence_changed()
 
     def detach(self, conn: Connection, now: float | None = None) -> None:
         """A connection has closed. If it held a seat, the holder shows as
         disconnected (a presence change: no version bump)."""
         self.connections.discard(conn)
+        self.watch_names.pop(conn, None)
+        self._chat_times.pop(conn, None)
         seat, conn.seat = conn.seat, None
         if seat is not None and self.seat_conn.get(seat) is conn:
             del self.seat_conn[seat]
             self.away_since[seat] = time.monotonic() if now is None else now
+            self.away_at[seat] = time.time()
             self.broadcast()
+        else:
+            self._presence_changed()
         if not self.connections:
             self.idle_since = time.monotonic() if now is None else now
+
+    def watch(self, conn: Connection, name: str | None) -> None:
+        """``conn`` shows as ``name`` (already cleaned) while it watches, or
+        with no name (``None``). Presence: no version."""
+        if name is None:
+            self.watch_names.pop(conn, None)
+        else:
+            self.watch_names[conn] = name
+        self._presence_changed()
 
     def _sit(self, conn: Connection, seat: str) -> None:
         """``conn`` is connected to ``seat`` (live only)."""
         self.seat_conn[seat] = conn
         self.away_since.pop(seat, None)
+        self.away_at.pop(seat, None)
         conn.seat = seat
+
+    def _forget_left(self, seat: str) -> None:
+        self.left_names.pop(seat, None)
 
     def _unsit(self, seat: str) -> None:
         conn = self.seat_conn.pop(seat, None)
         if conn is not None:
             conn.seat = None
         self.away_since.pop(seat, None)
+        self.away_at.pop(seat, None)
+        self._ready.discard(seat)
 
     # ---- seating ------------------------------------------------------------------------
     def join(self, conn: Connection, seat: str | None, name: str) -> None:
@@ -528,9 +680,20 @@ class Room:
 
         def then() -> None:
             self._sit(conn, seat)
+            self._forget_left(seat)
+            self._ready.discard(seat)
             conn.push(dump(JoinedFrame(seat=seat, token=token)))
 
         self._apply({"t": "join", "seat": seat, "name": name, "token_hash": token_hash(token)}, then)
+
+    def new_token(self, conn: Connection) -> None:
+        """``conn``'s seat gets a new token, sent to ``conn`` alone in a
+        ``joined`` frame; the old token seats nobody any more (a new seat
+        link). A change of the seating: version + 1. Raises ``not_seated``."""
+        seat = self._seated(conn)
+        token = new_token()
+        self._apply({"t": "new_token", "seat": seat, "token_hash": token_hash(token)},
+                    lambda: conn.push(dump(JoinedFrame(seat=seat, token=token))))
 
     def resume(self, conn: Connection, token: str) -> None:
         """``conn`` takes back the seat ``token`` was issued for. A connection
@@ -559,6 +722,7 @@ class Room:
             return
         if old is not None:
             old.seat = None
+            self._presence_changed()
             old.push(error_text("replaced", f"seat {seat} was taken back by another connection;"
                                 " you are now watching as a spectator"))
         self._sit(conn, seat)
@@ -591,7 +755,14 @@ class Room:
         if self.phase == "playing":
             raise RoomError("not_playing", "you cannot leave during a deal: the seat is needed until"
                             " the deal ends")
-        self._apply({"t": "leave", "seat": seat}, lambda: self._unsit(seat))
+        holder = self.table.holder(seat)
+        name = holder.name if holder is not None else seat
+
+        def then() -> None:
+            self._unsit(seat)
+            self.left_names[seat] = name
+
+        self._apply({"t": "leave", "seat": seat}, then)
 
     def add_bot(self, conn: Connection, seat: str, level: str, now: float | None = None) -> None:
         """A computer player of ``level`` takes ``seat`` for ``conn``'s table:
@@ -606,7 +777,8 @@ class Room:
         if holder is not None and not self.may_hand_over(seat, now):
             raise RoomError("seat_taken", self._why_taken(seat, holder, now))
         self._seated(conn)
-        self._apply({"t": "add_bot", "seat": seat, "level": level})
+        self._apply({"t": "add_bot", "seat": seat, "level": level},
+                    lambda: self._forget_left(seat))
 
     def _why_taken(self, seat: str, holder: SeatHolder, now: float | None) -> str:
         if holder.computer_plays:
@@ -679,6 +851,35 @@ class Room:
         """
         self._judge(self._seated(conn), move, version, computer=False)
 
+    def must_pass(self, seat: str) -> bool:
+        """True if the server should pass for ``seat`` now: a deal is in play,
+        the room passes for its players (the ``auto_pass`` option), a person
+        plays ``seat``, it is awaited, and a pass is its only legal move."""
+        holder = self.table.holder(seat)
+        return (self.phase == "playing" and self.table.setting(AUTO_PASS)
+                and holder is not None and holder.kind == "human" and not holder.computer_plays
+                and seat in self.game.to_move(self.match.state)
+                and tuple(self.game.legal_moves(self.match.state, seat)) == (PASS,))
+
+    def forced_pass(self, seat: str, version: int) -> None:
+        """The server passes for the person at ``seat``, whose only legal move
+        on the state of ``version`` is a pass: the checks and effects of
+        :meth:`move`, and the log says that the server played it.
+
+        Raises ``not_playing`` if the room does not pass for its players,
+        ``not_seated`` if no person plays ``seat``, ``illegal_move`` if the
+        seat has another move, then as :meth:`move`.
+        """
+        if not self.table.setting(AUTO_PASS):
+            raise RoomError("not_playing", "this room does not pass for its players")
+        holder = self.table.holder(seat)
+        if holder is None or holder.kind != "human" or holder.computer_plays:
+            raise RoomError("not_seated", f"no person plays seat {seat}")
+        if (self.phase == "playing" and seat in self.game.to_move(self.match.state)
+                and not self.must_pass(seat)):
+            raise RoomError("illegal_move", f"seat {seat} has a move other than a pass")
+        self._judge(seat, PASS, version, computer=False, forced=True)
+
     def computer_move(self, seat: str, move: str, version: int) -> None:
         """The computer player at ``seat`` plays ``move``, chosen on the state of
         ``version``: exactly the checks and effects of :meth:`move`.
@@ -690,7 +891,8 @@ class Room:
             raise RoomError("not_seated", f"no computer player plays seat {seat}")
         self._judge(seat, move, version, computer=True)
 
-    def _judge(self, seat: str, move: str, version: int, computer: bool) -> None:
+    def _judge(self, seat: str, move: str, version: int, computer: bool,
+               forced: bool = False) -> None:
         if self.phase != "playing":
             raise self._not_playing("playing")
         awaited = self.game.to_move(self.match.state)
@@ -705,8 +907,9 @@ class Room:
                 version > self.version or version < self.deal_started
                 or self.table.last_move_of(seat) > version):
             raise RoomError("stale_version", stale_message)
+        extra = {"forced": True} if forced else {}
         try:
-            table = self._play(seat, move)
+            table = self._play(seat, move, extra)
         except RoomError:
             if version != self.version:
                 raise RoomError("stale_version", stale_message) from None
@@ -714,12 +917,12 @@ class Room:
         back = [s for s, h in table.holders
                 if h.stand_in and s in self.seat_conn
                 and (table.phase != "playing" or s not in self.game.to_move(table.match.state))]
-        action = {"t": "move", "seat": seat, "move": move, "hand_back": back}
+        action = {"t": "move", "seat": seat, "move": move, "hand_back": back, **extra}
         self._stage(table.hand_back(back), action, lambda: None)
 
-    def _play(self, seat: str, move: str) -> Table:
+    def _play(self, seat: str, move: str, extra: Mapping[str, Any]) -> Table:
         try:
-            return self.table.apply({"t": "move", "seat": seat, "move": move})
+            return self.table.apply({"t": "move", "seat": seat, "move": move, **extra})
         except MalformedMove as exc:
             raise RoomError("malformed_move", str(exc)) from None
         except (IllegalMove, MoveError) as exc:
@@ -728,11 +931,100 @@ class Room:
             log.exception("the engine failed on move %r by %s in room %s", move[:40], seat, self.id)
             raise RoomError("malformed_move", "this move could not be read") from None
 
+    # ---- between deals ------------------------------------------------------------------
+    def _ready_marks(self) -> set[str]:
+        """The seats whose people have said they are ready, between this deal
+        and the next (forgotten once a deal or a match is dealt)."""
+        key = (self.table.rematches, self.match.deal_number)
+        if key != self._ready_key:
+            self._ready_key = key
+            self._ready = set()
+        return self._ready
+
+    def _readiness(self, marks: set[str], now: float | None = None
+                   ) -> tuple[list[str], list[str], list[str]]:
+        """The held seats as ``(ready, missing, away)`` given ``marks``
+        (see :class:`app.protocol.ReadyView`)."""
+        now = time.monotonic() if now is None else now
+        ready: list[str] = []
+        missing: list[str] = []
+        away: list[str] = []
+        for seat, h in self.table.holders:
+            if h.computer_plays or seat in marks:
+                ready.append(seat)
+                continue
+            since = self.away_since.get(seat)
+            gone = (seat not in self.seat_conn and since is not None
+                    and now - since >= self.ready_away_seconds)
+            (away if gone else missing).append(seat)
+        return ready, missing, away
+
+    def ready_view(self, now: float | None = None) -> ReadyView | None:
+        """Who is ready for the next deal or match, between deals; else ``None``."""
+        if self.phase not in BETWEEN_DEALS:
+            return None
+        ready, missing, away = self._readiness(self._ready_marks(), now)
+        return ReadyView(ready=ready, missing=missing, away=away)
+
+    def all_ready(self, marks: set[str] | None = None, now: float | None = None) -> bool:
+        """True if the table may go on now (between deals): at least one
+        person has said they are ready (given ``marks``, by default those
+        said), and every other person has too, or has been away for
+        :attr:`ready_away_seconds`."""
+        if self.phase not in BETWEEN_DEALS:
+            return False
+        marks = self._ready_marks() if marks is None else marks
+        _, missing, _ = self._readiness(marks, now)
+        people = {s for s, h in self.table.holders if not h.computer_plays}
+        return not missing and bool(people & marks)
+
+    def ready(self, conn: Connection, version: int, phase: Phase | None = None) -> None:
+        """``conn``'s seat is ready to go on, on the state of ``version``
+        (``phase``: only in that phase, as the older ``next_deal`` and
+        ``rematch`` frames ask). When that makes the table ready
+        (:meth:`all_ready`), the next deal is dealt, or the next match in
+        ``match_over`` (version + 1); else everyone is told who is ready
+        (same version). Saying it again changes nothing and sends ``conn``
+        the state.
+
+        Raises ``not_seated``, ``not_playing`` (not between deals) or
+        ``stale_version`` (``version`` is not current), in that order."""
+        seat = self._seated(conn)
+        if self.phase not in BETWEEN_DEALS or (phase is not None and self.phase != phase):
+            raise self._not_playing(phase or "deal_over")
+        self._check_current(version)
+        marks = self._ready_marks()
+        if seat in marks or self.computer_plays(seat):
+            self.send_state(conn)
+        elif self.all_ready(marks | {seat}):
+            self._go_on(version)
+        else:
+            marks.add(seat)
+            self.broadcast()
+
+    def go_on_if_ready(self, version: int | None = None, announce: bool = False) -> None:
+        """Deal the next deal (or match) if the table is ready on the state of
+        ``version`` (the current one if ``None``); else, with ``announce``,
+        send everyone the state (someone has been away long enough to be
+        left out). Never raises a refusal for a table that is not ready."""
+        if version is not None and version != self.version:
+            return
+        if self.all_ready():
+            self._go_on(self.version)
+        elif announce and self.phase in BETWEEN_DEALS:
+            self.broadcast()
+
+    def _go_on(self, version: int) -> None:
+        if self.phase == "match_over":
+            self._rematch(version)
+        else:
+            self._next_deal(version)
+
     def next_deal(self, conn: Connection, version: int) -> None:
-        """Deal the next deal. Raises ``not_seated``, ``not_playing`` (not
+        """``conn``'s seat is ready for the next deal: :meth:`ready`, in
+        ``deal_over`` only. Raises ``not_seated``, ``not_playing`` (not
         ``deal_over``) or ``stale_version`` (``version`` is not current)."""
-        self._seated(conn)
-        self._next_deal(version)
+        self.ready(conn, version, "deal_over")
 
     def computer_continue(self, version: int) -> None:
         """A computer player presses "Next deal" (``deal_over``) or "Rematch"
@@ -753,12 +1045,12 @@ class Room:
         self._apply({"t": "next_deal"})
 
     def rematch(self, conn: Connection, version: int) -> None:
-        """A new match with the same seats, dealt from a fresh random seed
-        (never derived from a seed already shown, even in a seeded room).
-        Raises ``not_seated``, ``not_playing`` (not ``match_over``) or
-        ``stale_version``."""
-        self._seated(conn)
-        self._rematch(version)
+        """``conn``'s seat is ready for a new match with the same seats:
+        :meth:`ready`, in ``match_over`` only. The new match is dealt from a
+        fresh random seed (never derived from a seed already shown, even in a
+        seeded room). Raises ``not_seated``, ``not_playing`` (not
+        ``match_over``) or ``stale_version``."""
+        self.ready(conn, version, "match_over")
 
     def _rematch(self, version: int) -> None:
         if self.phase != "match_over":
@@ -767,6 +1059,65 @@ class Room:
         # Always a fresh random seed: the seed of the match just ended is shown
         # to everyone, so nothing derived from it may deal the next one.
         self._apply({"t": "rematch", "seed": secrets.randbits(63)})
+
+    # ---- chat -------------------------------------------------------------------------
+    def chat(self, conn: Connection, text: str, now: float | None = None) -> None:
+        """``conn`` writes ``text`` (already cleaned, ``app.protocol.clean_chat``)
+        in the room's chat: stored as a note, then sent to every connection as
+        a ``chat`` frame. No version.
+
+        Raises ``rate_limited`` (more than :data:`app.protocol.CHAT_RATE`
+        messages in :data:`app.protocol.CHAT_SECONDS` from this seat, or this
+        spectator), then for a spectator ``not_seated`` (the room's
+        ``spectator_chat`` option is off) or ``muted`` (a player has muted the
+        spectators)."""
+        now = time.monotonic() if now is None else now
+        seat = conn.seat
+        times = self._chat_times.setdefault(conn if seat is None else seat, deque())
+        while times and now - times[0] >= CHAT_SECONDS:
+            times.popleft()
+        if len(times) >= CHAT_RATE:
+            raise RoomError("rate_limited", f"at most {CHAT_RATE} chat messages in any"
+                            f" {CHAT_SECONDS:g} seconds: wait a moment")
+        if seat is None:
+            if not self.table.setting(SPECTATOR_CHAT):
+                raise RoomError("not_seated", "in this room only the players write in the chat;"
+                                " spectators read it")
+            if self.muted_by is not None:
+                raise RoomError("muted", f"{self.muted_by} has muted the spectators' chat")
+            sender = self.watch_names.get(conn)
+        else:
+            holder = self.table.holder(seat)
+            sender = holder.name if holder is not None else None
+        times.append(now)
+        at = round(time.time(), 3)
+        message = ChatMessage(sender=sender, seat=seat, text=text, at=at)
+
+        def then() -> None:
+            self.chat_log.append(message)
+            frame = dump(message)
+            for c in self.connections:
+                c.push(frame)
+
+        self._note("chat", {"from": sender, "seat": seat, "text": text}, then, at=at)
+
+    def mute_spectators(self, conn: Connection, mute: bool) -> None:
+        """A seated player mutes (``mute``) or unmutes the spectators' chat,
+        for the whole room: stored as a note, and everyone gets the state
+        (same version). Asking for what is already so just sends ``conn`` the
+        state. Raises ``not_seated``."""
+        seat = self._seated(conn)
+        if (self.muted_by is not None) == mute:
+            self.send_state(conn)
+            return
+        holder = self.table.holder(seat)
+        by = (holder.name if holder is not None else seat) if mute else None
+
+        def then() -> None:
+            self.muted_by = by
+            self.broadcast()
+
+        self._note("mute", {"by": by, "seat": seat}, then)
 
     def _check_current(self, version: int) -> None:
         if version != self.version:

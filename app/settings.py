@@ -3,7 +3,8 @@
 ``CARDBOARD_GAMES=get-stuck,get-stuck-4`` limits the games on offer;
 ``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
 in memory; ``CARDBOARD_BOT_*`` and ``CARDBOARD_HANDOVER_SECONDS`` tune the
-computer players (:mod:`app.bots`). Tests build their own :class:`Settings`
+computer players (:mod:`app.bots`); ``CARDBOARD_AUTO_PASS_SECONDS`` and
+``CARDBOARD_READY_AWAY_SECONDS`` the table's own pauses. Tests build their own :class:`Settings`
 and pass it to ``app.main.create_app``.
 """
 
@@ -41,6 +42,11 @@ class Settings(BaseSettings):
     * ``bot_workers``: size of that pool; 0 means one per CPU.
     * ``handover_seconds``: a human disconnected for longer than this in the
       middle of a deal may have their seat handed to a computer player.
+    * ``auto_pass_seconds``: when a person's only legal move is a pass, the
+      server plays it for them after this many seconds (in rooms whose
+      ``auto_pass`` option is on), so that everyone sees whose turn it was.
+    * ``ready_away_seconds``: between deals, a person disconnected for this
+      long is not waited for: the others' "Ready" starts the next deal.
     * ``room_idle_hours``: a room with no connection for this many hours is
       freed by the periodic sweep.
     * ``max_rooms``: creating a room beyond this many open rooms answers 503,
@@ -63,6 +69,8 @@ class Settings(BaseSettings):
     bot_pool: Literal["process", "thread"] = "process"
     bot_workers: int = Field(default=0, ge=0)
     handover_seconds: float = Field(default=120.0, ge=0)
+    auto_pass_seconds: float = Field(default=1.5, ge=0)
+    ready_away_seconds: float = Field(default=60.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default=1000, ge=1)
     database: str = "data/cardboard.db"

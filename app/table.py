@@ -14,18 +14,27 @@ version by one, so a room's actions are numbered by the version they produce:
 ===============  ==============================================================
 ``create``       the room (version 0): ``id``, ``game``, ``options``,
                  ``seed_option``, ``seed`` (the match seed: secret),
-                 ``created`` (Unix seconds), ``bots`` (seat → level)
+                 ``created`` (Unix seconds), ``bots`` (seat → level),
+                 ``room_options`` (:data:`ROOM_OPTIONS`; absent in older
+                 records: the defaults)
 ``join``         ``seat``, ``name``, ``token_hash`` (SHA-256 of the token)
+``new_token``    ``seat``, ``token_hash``: the seat's holder has a new token,
+                 and the old one seats nobody any more
 ``leave``        ``seat``
 ``add_bot``      ``seat``, ``level``: a computer takes a free seat, or stands
                  in for the absent human who holds it
 ``remove_bot``   ``seat``
 ``hand_back``    ``seats``: the humans take these seats back from computers
 ``move``         ``seat``, ``move`` (the game's notation), and ``hand_back``
-                 (seats handed back right after the move, possibly empty)
+                 (seats handed back right after the move, possibly empty);
+                 ``forced``: true for a pass the server played because it
+                 was the seat's only legal move
 ``next_deal``    (nothing)
 ``rematch``      ``seed``: the new match's seed (fresh random bits)
 ===============  ==============================================================
+
+Chat messages and other entries that do not change the game are no actions:
+they raise no version and are stored as notes (:mod:`app.storage`).
 
 Nothing here does I/O; :mod:`app.rooms` checks actions and stores them
 (:mod:`app.storage`) before it applies them.
@@ -58,9 +67,46 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def computer_name(level: str) -> str:
-    """How a computer player of ``level`` is shown: ``"Computer (strong)"``."""
-    return f"Computer ({level})"
+COMPUTER_NAMES: tuple[str, ...] = ("Ada", "Alan", "Grace", "Kurt", "Emmy", "Hedy")
+"""The computer players' names: the one at seat index *i* is called
+``COMPUTER_NAMES[i]`` (games have at most four seats)."""
+
+
+def computer_name(index: int, level: str) -> str:
+    """How the computer player at seat number ``index`` (0-based, in seat
+    order) of ``level`` is shown, e.g. ``"Ada (strong)"`` at the first seat:
+    short enough to show in full, and the same for that seat whatever
+    happens in the room."""
+    return f"{COMPUTER_NAMES[index % len(COMPUTER_NAMES)]} ({level})"
+
+
+@dataclass(frozen=True, slots=True)
+class RoomOption:
+    """A yes/no setting of a room, chosen by its creator next to the game's
+    options: its ``name``, a ``description`` for people and its ``default``."""
+
+    name: str
+    description: str
+    default: bool
+
+    def check(self, value: Any) -> bool:
+        """``value`` if it is ``true`` or ``false``. Raises ``OptionError``
+        naming the option."""
+        if not isinstance(value, bool):
+            raise OptionError(f"option {self.name!r} must be true or false, not {str(value)[:20]!r}")
+        return value
+
+
+SPECTATOR_CHAT = RoomOption(
+    "spectator_chat",
+    "true lets spectators write in the room's chat (a player may still mute them); default false:"
+    " only the players write, everyone reads.", False)
+AUTO_PASS = RoomOption(
+    "auto_pass",
+    "true (the default): when a player's only legal move is a pass, the server plays it for them"
+    " after a short pause; false: they press Pass themselves.", True)
+ROOM_OPTIONS: tuple[RoomOption, ...] = (SPECTATOR_CHAT, AUTO_PASS)
+"""The settings every room has, whatever its game (``docs/protocol.md``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +132,23 @@ class SeatHolder:
         return self.kind == "human" and self.level is not None
 
 
-def check_room_options(game: Game, raw: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
-    """The game's checked options (defaults filled in, seed excluded) and the
-    ``seed`` option (``None`` if absent or null). Raises ``OptionError`` naming
+def game_options(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` without the options that every room takes (``seed`` and
+    :data:`ROOM_OPTIONS`): the game's own."""
+    shared = {SEED_OPTION.name, *(o.name for o in ROOM_OPTIONS)}
+    return {k: v for k, v in raw.items() if k not in shared}
+
+
+def check_room_options(game: Game, raw: Mapping[str, Any]
+                       ) -> tuple[dict[str, Any], int | None, dict[str, bool]]:
+    """The game's checked options (defaults filled in, seed excluded), the
+    ``seed`` option (``None`` if absent or null) and the room's settings
+    (:data:`ROOM_OPTIONS`, defaults filled in). Raises ``OptionError`` naming
     an unknown option or a bad value."""
-    options = game.check_options(raw)
+    options = game.check_options(game_options(raw))
     seed = raw.get("seed")
-    return options, None if seed is None else SEED_OPTION.check(seed)
+    settings = {o.name: o.check(raw[o.name]) if o.name in raw else o.default for o in ROOM_OPTIONS}
+    return options, None if seed is None else SEED_OPTION.check(seed), settings
 
 
 def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str) -> dict[str, str]:
@@ -125,7 +181,9 @@ class Table:
     order (free seats absent); ``moved_at`` pairs a seat with the version its
     last accepted move produced (this match); ``deal_started`` is the version
     at which the current deal was dealt; ``log`` is this deal's moves as
-    ``(seat, move, sentence)``; ``created`` is Unix seconds.
+    ``(seat, move, sentence)``; ``created`` is Unix seconds;
+    ``room_options`` the room's settings (:data:`ROOM_OPTIONS`) as sorted
+    pairs.
     """
 
     id: str
@@ -140,6 +198,7 @@ class Table:
     deal_started: int = 0
     rematches: int = 0
     log: tuple[tuple[str, str, str], ...] = ()
+    room_options: tuple[tuple[str, bool], ...] = ()
 
     # ---- making ---------------------------------------------------------------------------
     @staticmethod
@@ -150,29 +209,30 @@ class Table:
         computer seat (messages name them). ``seed`` is the match seed, used
         unless the options fix one; ``bots`` maps seats to computer levels."""
         game = get_game(game_id)
-        options, seed_option = check_room_options(game, raw_options)
+        options, seed_option, settings = check_room_options(game, raw_options)
         if bots:
             computer_seats(game.seats(options), list(bots), "")
         return {"t": "create", "id": room_id, "game": game_id, "options": options,
                 "seed_option": seed_option, "seed": seed if seed_option is None else seed_option,
-                "created": created, "bots": dict(bots or {})}
+                "created": created, "bots": dict(bots or {}), "room_options": settings}
 
     @staticmethod
     def new(action: Action) -> Table:
         """The table a ``create`` action makes (deal 1 dealt). Raises
         ``KeyError``/``OptionError`` for a bad game or option."""
         game = get_game(action["game"])
-        options, _ = check_room_options(game, action["options"])
+        options, _, settings = check_room_options(
+            game, {**action["options"], **(action.get("room_options") or {})})
         seats = game.seats(options)
         bots = action.get("bots") or {}
         computer_seats(seats, list(bots), "")
-        holders = tuple((s, SeatHolder(computer_name(bots[s]), None, "computer", bots[s]))
-                        for s in seats if s in bots)
+        holders = tuple((s, SeatHolder(computer_name(i, bots[s]), None, "computer", bots[s]))
+                        for i, s in enumerate(seats) if s in bots)
         match = Match.new(action["game"], options, int(action["seed"]))
         seed_option = action.get("seed_option")
         return Table(str(action["id"]), action["game"], tuple(sorted(options.items())),
                      None if seed_option is None else int(seed_option), float(action["created"]),
-                     match, holders)
+                     match, holders, room_options=tuple(sorted(settings.items())))
 
     @staticmethod
     def replay(actions: Iterable[Action]) -> Table:
@@ -204,6 +264,15 @@ class Table:
     def seats(self) -> tuple[str, ...]:
         """Every seat, in order."""
         return self.game.seats(dict(self.options))
+
+    def setting(self, option: RoomOption) -> bool:
+        """The room's value of ``option`` (one of :data:`ROOM_OPTIONS`)."""
+        return dict(self.room_options).get(option.name, option.default)
+
+    def computer_name(self, seat: str, level: str) -> str:
+        """The name of a computer player of ``level`` at ``seat``
+        (:func:`computer_name` of the seat's index)."""
+        return computer_name(self.seats.index(seat), level)
 
     def holder(self, seat: str) -> SeatHolder | None:
         """Who holds ``seat``, or ``None`` if it is free."""
@@ -274,8 +343,16 @@ class Table:
         seat, level = a["seat"], str(a["level"])
         held = self.holder(seat)
         if held is None:
-            return self._with_holder(seat, SeatHolder(computer_name(level), None, "computer", level))
+            return self._with_holder(seat, SeatHolder(self.computer_name(seat, level), None,
+                                                      "computer", level))
         return self._with_holder(seat, replace(held, level=level))
+
+    def _new_token(self, a: Action) -> Table:
+        seat = a["seat"]
+        held = self.holder(seat)
+        if held is None or held.kind != "human":
+            raise BadRecord(f"seat {seat[:20]!r} holds no human to give a new token to")
+        return self._with_holder(seat, replace(held, token_hash=str(a["token_hash"])))
 
     def hand_back(self, seats: Iterable[str]) -> Table:
         """The table with the humans of ``seats`` playing them again instead of
@@ -292,6 +369,8 @@ class Table:
     def _move(self, a: Action) -> Table:
         seat, move = str(a["seat"]), str(a["move"])
         text = describe(self.game, self.match, seat, move)
+        if a.get("forced"):
+            text = f"{text} (played by the server: no other move)"
         match = self.match.play(seat, move)
         moved = (*((s, v) for s, v in self.moved_at if s != seat), (seat, self.version))
         table = replace(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)))
@@ -317,6 +396,7 @@ def describe(game: Game, match: Match, seat: str, move: str) -> str:
 
 _STEPS = {
     "join": Table._join,
+    "new_token": Table._new_token,
     "leave": Table._leave,
     "add_bot": Table._add_bot,
     "remove_bot": Table._remove_bot,

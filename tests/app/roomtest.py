@@ -13,13 +13,21 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from app.main import create_app
-from app.protocol import ERROR_CODES, ErrorFrame, JoinedFrame, StateFrame
+from app.protocol import (
+    ERROR_CODES,
+    ChatMessage,
+    ErrorFrame,
+    JoinedFrame,
+    SpectatorsFrame,
+    StateFrame,
+)
 from app.rooms import Room
 from app.settings import Settings
 
 STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
-             "match_winners", "seed", "board"}
+             "match_winners", "seed", "board", "deals", "ready", "spectators", "chat",
+             "room_options"}
 
 
 def rebuilt(room: Room) -> Room:
@@ -43,13 +51,16 @@ def new_room(client: TestClient, game: str = "get-stuck", **options: Any) -> str
 
 class Peer:
     """One websocket connection. Every frame received is parsed, checked
-    against its pydantic model and kept (``frames`` and raw ``texts``)."""
+    against its pydantic model and kept (raw ``texts``). ``spectators``
+    frames (presence, sent a moment after someone comes or goes) are kept in
+    ``watching`` and never returned by :meth:`recv`."""
 
     def __init__(self, ws: WebSocketTestSession) -> None:
         self.ws = ws
         self.texts: list[str] = []
         self.last: dict[str, Any] | None = None
         self.token: str | None = None
+        self.watching: list[dict[str, Any]] = []
 
     def send(self, **frame: Any) -> None:
         self.ws.send_json(frame)
@@ -58,6 +69,13 @@ class Peer:
         self.ws.send_text(text)
 
     def recv(self) -> dict[str, Any]:
+        while True:
+            frame = self._recv()
+            if frame["type"] != "spectators":
+                return frame
+            self.watching.append(frame)
+
+    def _recv(self) -> dict[str, Any]:
         text = self.ws.receive_text()
         self.texts.append(text)
         frame = json.loads(text)
@@ -70,6 +88,11 @@ class Peer:
         elif kind == "joined":
             JoinedFrame.model_validate(frame)
             self.token = frame["token"]
+        elif kind == "chat":
+            ChatMessage.model_validate(frame)
+            assert set(frame) == {"type", "from", "seat", "text", "at"}
+        elif kind == "spectators":
+            SpectatorsFrame.model_validate(frame)
         else:
             ErrorFrame.model_validate(frame)
             assert frame["code"] in ERROR_CODES
@@ -163,6 +186,21 @@ def play_one(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str,
     p.send(type="move", move=p.last["legal_moves"][0], version=p.version)
     states = drain([*peers, *(watchers or [])])
     return states[peers.index(p)]
+
+
+def all_ready(peers: list[Peer], watchers: list[Peer] | None = None) -> list[dict[str, Any]]:
+    """Between deals, every peer presses "Ready" in turn on the current
+    version: each press but the last only shows in ``view.ready`` (same
+    version), the last deals the next deal or match. Every peer and watcher
+    receives each of those states; the last ones are returned (peers, then
+    watchers)."""
+    assert peers[0].last is not None
+    v = peers[0].version
+    for i, p in enumerate(peers):
+        p.send(type="ready", version=v)
+        states = drain([*peers, *(watchers or [])])
+        assert all(s["version"] == (v + 1 if i == len(peers) - 1 else v) for s in states), states
+    return states
 
 
 def play_deal(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from roomtest import connect, make_client, new_room
 
 from app.settings import Settings
+from app.table import ROOM_OPTIONS
 from engine.base import SEED_OPTION
 from engine.registry import GAMES
 
@@ -30,6 +31,7 @@ def test_games_lists_every_registered_game(client: TestClient) -> None:
         assert g["options"] == {
             **{o.name: o.description for o in game.info.options},
             "seed": SEED_OPTION.description,
+            **{o.name: o.description for o in ROOM_OPTIONS},
         }
 
 

@@ -78,7 +78,7 @@ def test_add_bot_seats_a_computer_player_that_plays(client: TestClient) -> None:
         ann.send(type="add_bot", seat="black", level="strong")
         s = ann.state()
         assert s["version"] == 2 and s["phase"] == "playing"
-        assert seat_of(s, "black") == {"seat": "black", "name": "Computer (strong)", "kind": "computer",
+        assert seat_of(s, "black") == {"seat": "black", "name": "Alan (strong)", "kind": "computer",
                                        "connected": True, "level": "strong"}
         assert spectator.state()["view"]["seats"] == s["view"]["seats"]
         end = playing_until(ann, deal_over)
@@ -98,7 +98,7 @@ def test_the_default_level_is_medium(client: TestClient) -> None:
         sit(ann, "N")
         ann.send(type="add_bot", seat="S")
         s = ann.state()
-        assert seat_of(s, "S")["level"] == "medium" and seat_of(s, "S")["name"] == "Computer (medium)"
+        assert seat_of(s, "S")["level"] == "medium" and seat_of(s, "S")["name"] == "Grace (medium)"
         assert s["phase"] == "waiting"
 
 
@@ -236,7 +236,10 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
             assert token is not None
             assert until(ann, lambda s: s["phase"] == "playing")["version"] == 2
         gone = until(ann, lambda s: not seat_of(s, "black")["connected"])
-        assert seat_of(gone, "black") == {"seat": "black", "name": "Bob", "kind": "human", "connected": False}
+        away = seat_of(gone, "black")
+        assert away == {"seat": "black", "name": "Bob", "kind": "human", "connected": False,
+                        "away_since": away["away_since"]}
+        assert abs(away["away_since"] - time.time()) < WAIT
         assert gone["version"] == 2  # presence only
         early = ann_send_until_error(ann, {"type": "add_bot", "seat": "black", "level": "easy"})
         assert early["code"] == "seat_taken" and "away" in early["message"]
@@ -244,7 +247,7 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
         assert due["version"] == 2  # the notice changes nothing but the seat's flag
         ann.send(type="add_bot", seat="black", level="easy")
         handed = until(ann, lambda s: s["version"] == 3)
-        assert seat_of(handed, "black") == {"seat": "black", "name": "Computer (easy)", "kind": "computer",
+        assert seat_of(handed, "black") == {"seat": "black", "name": "Alan (easy)", "kind": "computer",
                                             "connected": True, "level": "easy", "stand_in_for": "Bob"}
         yield room, ann, token
 
@@ -495,7 +498,7 @@ def test_computer_players_survive_a_rebuild() -> None:
     back = rebuilt(room)
     assert {s: (h.kind, h.level, h.name) for s, h in back.holders.items()} == {
         "N": ("human", None, "Ann"), "S": ("human", "easy", "Bob"),
-        "E": ("computer", "strong", "Computer (strong)"), "W": ("computer", "strong", "Computer (strong)")}
+        "E": ("computer", "strong", "Alan (strong)"), "W": ("computer", "strong", "Kurt (strong)")}
     assert back.holders["S"].token_hash == room.holders["S"].token_hash and back.computer_plays("S")
     stored = asyncio.run(room.journal.load(room.id))
     assert stored is not None

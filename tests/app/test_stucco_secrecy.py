@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import Peer, drain, play_deal, table
+from roomtest import Peer, all_ready, drain, play_deal, table
 
 from engine.cards import pretty
 
@@ -232,9 +232,7 @@ def test_the_pick_of_the_next_deal_is_secret_too(client: TestClient, seed: int) 
         end = play_deal(seated, [peers[None]])
         assert end["phase"] == "deal_over"
         dealer = end["view"]["board"]["dealer"]
-        north = peers["north"]
-        north.send(type="next_deal", version=north.version)
-        fresh = drain(everyone)
+        fresh = all_ready(seated, [peers[None]])
         assert all(s["view"]["deal"] == 2 and s["view"]["log"] == [] for s in fresh)
         assert fresh[0]["view"]["board"]["dealer"] == OTHER[dealer]
         start = {k: len(p.texts) - 1 for k, p in peers.items()}

@@ -170,9 +170,12 @@ class Conn:
     def recv(self) -> dict[str, Any]:
         # Straight from the socket: the frames' shapes are checked by the other
         # server tests, and validating each one would double this file's time.
-        self.peer.texts.append(self.peer.ws.receive_text())
-        self._keep()
-        return self.frames[-1]
+        # Presence frames (spectators) come when they come: kept, never returned.
+        while True:
+            self.peer.texts.append(self.peer.ws.receive_text())
+            self._keep()
+            if self.frames[-1]["type"] != "spectators":
+                return self.frames[-1]
 
     def state(self) -> dict[str, Any]:
         frame = self.recv()
@@ -300,7 +303,8 @@ class Table:
             self.broadcast()
 
     def after_match(self) -> None:
-        """Refused actions after the end, then a rematch by a random seat."""
+        """Refused actions after the end, then a rematch once every seat, in a
+        random order, has said it is ready (``rematch`` or ``ready``)."""
         assert self.now["phase"] == "match_over"
         conn = self.by_seat[self.rng.choice(self.seats)]
         v = conn.last["version"]
@@ -308,9 +312,11 @@ class Table:
         conn.expect("not_playing", "state")
         conn.send(type="next_deal", version=v)
         conn.expect("not_playing", "state")
-        conn.send(type="rematch", version=v)
-        self.broadcast()
-        assert self.now["phase"] == "playing"
+        for seat in self.rng.sample(self.seats, len(self.seats)):
+            assert self.now["phase"] == "match_over"
+            self.by_seat[seat].send(type=self.rng.choice(["rematch", "ready"]), version=v)
+            self.broadcast()
+        assert self.now["phase"] == "playing" and self.now["version"] == v + 1
 
     # ---- the check ------------------------------------------------------------------
     def check(self) -> Report:

@@ -9,7 +9,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from pickgame import PickGame
-from roomtest import Peer, connect, drain, make_client, mover, new_room, play_deal, play_one, table
+from roomtest import (
+    Peer,
+    all_ready,
+    connect,
+    drain,
+    make_client,
+    mover,
+    new_room,
+    play_deal,
+    play_one,
+    table,
+)
 
 from app.settings import Settings
 from engine.cards import derive_seed
@@ -143,8 +154,7 @@ def test_future_version_is_stale(client: TestClient) -> None:
 def test_move_made_in_the_previous_deal_is_stale(client: TestClient) -> None:
     with table(client, seed=11) as (_, peers, _w):
         play_deal(peers)
-        peers[0].send(type="next_deal", version=peers[0].version)
-        drain(peers)
+        all_ready(peers)
         p = mover(peers)
         before = p.last
         assert before is not None and before["view"]["deal"] == 2
@@ -184,14 +194,19 @@ def test_next_deal_pressed_twice(client: TestClient) -> None:
         red.send(type="next_deal", version=v)
         red.send(type="next_deal", version=v)
         black.send(type="next_deal", version=v)
+        black.send(type="next_deal", version=v)
+        pressed = red.state()
+        assert pressed["version"] == v and pressed["view"]["ready"]["ready"] == ["red"]
+        assert red.state() == pressed  # the second press: only red hears back
         s = red.state()
         assert s["version"] == v + 1 and s["phase"] == "playing" and s["view"]["deal"] == 2
         assert s["view"]["log"] == [] and s["view"]["outcome"] is None
         assert len(s["view"]["history"]) == 1
         assert s["to_move"] != [first_mover]  # the first move alternates
-        assert red.error("not_playing", then_state=True) == s
+        assert black.state()["version"] == v  # red's press
         assert black.state()["version"] == v + 1
         assert black.error("not_playing", then_state=True)["view"]["deal"] == 2
+        assert red.probe() == s
 
 
 def test_next_deal_on_a_stale_version(client: TestClient) -> None:
@@ -209,6 +224,8 @@ def test_next_deal_on_a_stale_version(client: TestClient) -> None:
             red.send(type="next_deal", version=v)
             assert red.error("stale_version", then_state=True) == red.last
             red.send(type="next_deal", version=v + 2)
+            assert drain([red, again])[0]["view"]["ready"]["ready"] == ["red"]
+            again.send(type="next_deal", version=v + 2)
             assert drain([red, again])[0]["view"]["deal"] == 2
 
 
@@ -226,8 +243,7 @@ def test_whole_match_to_match_over_then_rematch(client: TestClient) -> None:
             assert end["view"]["totals"] == totals
             if deal == 1:
                 assert end["phase"] == "deal_over" and end["view"]["seed"] is None
-                red.send(type="next_deal", version=red.version)
-                drain([*peers, *watchers])
+                all_ready(peers, watchers)
         final = red.last
         assert final is not None and final["phase"] == "match_over"
         assert final["view"]["seed"] == 7
@@ -246,13 +262,14 @@ def test_whole_match_to_match_over_then_rematch(client: TestClient) -> None:
         v = red.version
         red.send(type="rematch", version=v)
         black.send(type="rematch", version=v)
+        assert red.state()["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
         s = red.state()
         assert s["version"] == v + 1 and s["phase"] == "playing"
         assert s["view"]["deal"] == 1 and s["view"]["history"] == [] and s["view"]["seed"] is None
         assert s["view"]["totals"] == {"red": 0, "black": 0}
         assert [x["name"] for x in s["view"]["seats"]] == ["P0", "P1"]
+        assert black.state()["version"] == v
         assert black.state()["version"] == v + 1
-        assert black.error("not_playing", then_state=True)["version"] == v + 1
         stored = client.app.state.lobby.store.get(room)  # type: ignore[attr-defined]
         assert stored.match.seed not in (7, derive_seed(7, "rematch", 1))
 
@@ -281,8 +298,7 @@ def test_rematch_on_a_stale_version(client: TestClient) -> None:
         for _ in range(2):
             play_deal(peers)
             if red.last["phase"] == "deal_over":  # type: ignore[index]
-                red.send(type="next_deal", version=red.version)
-                drain(peers)
+                all_ready(peers)
         assert red.last["phase"] == "match_over"  # type: ignore[index]
         v = red.version
         black.send(type="leave")  # allowed once the match is over

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
 from roomtest import connect, drain, new_room, play_deal, table
@@ -193,10 +196,14 @@ def test_resume_after_reconnect(client: TestClient) -> None:
             a.send(type="join", name="Ann")
             token = a.joined()["token"]
             drain([a, b])
+        gone = time.time()
         # a's connection closed: presence only, no version bump
         s = b.state()
         assert s["version"] == 1
-        assert s["view"]["seats"][0] == {"seat": "red", "name": "Ann", "kind": "human", "connected": False}
+        away = s["view"]["seats"][0]
+        assert away == {"seat": "red", "name": "Ann", "kind": "human", "connected": False,
+                        "away_since": away["away_since"]}
+        assert abs(away["away_since"] - gone) < 2
         with connect(client, room) as a2:
             a2.send(type="resume", token=token)
             j = a2.joined()
@@ -223,16 +230,24 @@ def test_resume_from_a_second_tab_replaces_the_first(client: TestClient) -> None
             assert tab2.joined()["seat"] == "red"
             new = tab2.state()
             assert new["you"] == "red" and new["version"] == before["version"]  # type: ignore[index]
-            assert {**new, "legal_moves": []} == {**before, "legal_moves": []}  # type: ignore[dict-item]
+            assert new["view"]["spectators"] == {"count": 1, "names": []}  # the old tab
+            assert unwatched(new) == unwatched(before)
             # the old tab is only a spectator now
             red.send(type="move", move="c4", version=red.version)
             red.error("not_seated", then_state=True)
-            # black saw nothing change (presence is unchanged)
-            assert black.probe() == black.last
+            # black saw nothing change but the spectators, of which it is told apart
+            assert unwatched(black.probe()) == unwatched(black.last)
             # closing the old tab does not disconnect the seat
             red.ws.close()
-            assert black.probe() == black.last
+            assert unwatched(black.probe()) == unwatched(black.last)
             assert black.last["view"]["seats"][0]["connected"] is True  # type: ignore[index]
+
+
+def unwatched(state: dict[str, Any] | None) -> dict[str, Any]:
+    """A state without its legal moves and spectators (which only a
+    ``spectators`` frame tells others of)."""
+    assert state is not None
+    return {**state, "legal_moves": [], "view": {**state["view"], "spectators": None}}
 
 
 def test_bad_token(client: TestClient) -> None:
