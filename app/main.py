@@ -23,8 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.bots import Thinker
+from app.limits import excerpt
 from app.lobby import Lobby, LobbyFull
+from app.logs import install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, check_level
+from app.security import openapi_url, protect
 from app.settings import Settings, get_settings
 from app.store import RoomStore
 from app.ws import serve
@@ -53,7 +56,9 @@ class BotSeats(BaseModel):
 
 
 class CreateRoom(BaseModel):
-    """The body of ``POST /api/rooms``."""
+    """The body of ``POST /api/rooms``; an unknown field is refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
@@ -90,7 +95,10 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
                 await task
             await lobby.bots.close()
 
-    app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(title="Cardboard", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=openapi_url(settings))
+    protect(app, settings)
+    install_log_filters()
     app.state.lobby = lobby
     app.state.settings = settings
 
@@ -116,7 +124,7 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
-        return JSONResponse({"detail": f"{where}: {first['msg']}"}, status_code=422)
+        return JSONResponse({"detail": excerpt(f"{where}: {first['msg']}")}, status_code=422)
 
     # ---- API ------------------------------------------------------------------------------
     @app.get("/healthz")
@@ -134,9 +142,9 @@ def create_app(settings: Settings | None = None, store: RoomStore | None = None,
             room = lobby.create_room(body.game, body.options, bots.seats if bots else None,
                                      bots.level if bots else DEFAULT_LEVEL)
         except KeyError as exc:
-            return JSONResponse({"detail": str(exc.args[0])}, status_code=422)
+            return JSONResponse({"detail": excerpt(str(exc.args[0]))}, status_code=422)
         except OptionError as exc:
-            return JSONResponse({"detail": str(exc)}, status_code=422)
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=422)
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
         free = room.free_seats()

@@ -44,6 +44,18 @@ class Settings(BaseSettings):
     * ``room_idle_hours``: a room with no connection for this many hours is
       freed by the periodic sweep.
     * ``max_rooms``: creating a room beyond this many answers 503.
+    * ``ws_per_address``: websockets one client address may hold open at once
+      (``app.limits``; an IPv6 address counts as its /64).
+    * ``ws_per_minute``: websockets one client address may open in any 60 s.
+    * ``handshake_seconds``: a connection must send a whole HTTP request (a
+      websocket handshake included) within this many seconds of opening, or
+      of its last answer, or it is closed (``app.handshake``).
+    * ``allowed_origins``: origins (``https://example.org``) whose pages may
+      open the room websocket besides the server's own host; comma-separated
+      like ``games``. A websocket with no ``Origin`` is not a browser's and is
+      let in (``app.security``).
+    * ``api_docs``: serve the interactive API docs at ``/api/docs`` (off by
+      default: they load Swagger UI from a public CDN).
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -57,6 +69,11 @@ class Settings(BaseSettings):
     handover_seconds: float = Field(default=120.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default=1000, ge=1)
+    ws_per_address: int = Field(default=50, ge=1)
+    ws_per_minute: int = Field(default=120, ge=1)
+    handshake_seconds: float = Field(default=10.0, gt=0)
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    api_docs: bool = False
 
     @field_validator("games", mode="before")
     @classmethod
@@ -66,6 +83,15 @@ class Settings(BaseSettings):
         if isinstance(value, list | tuple):
             value = tuple(dict.fromkeys(v for v in value if v))
             return value or _all_games()
+        return value
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list | tuple):
+            return tuple(v.strip().rstrip("/").lower() for v in value if v.strip())
         return value
 
     @field_validator("games")
