@@ -108,30 +108,41 @@ def client_frame(opcode: int, payload: bytes) -> bytes:
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-Frames = list[tuple[int, bytes]]
+Frame = tuple[int, bytes]
 
 
-def read_until_close(sock: socket.socket, buffered: bytes = b"") -> tuple[Frames, int | None]:
-    """Read server frames until the server closes; return the frames
-    (opcode, payload) and the close code (``None`` if the socket ended with
-    no close frame). Raises ``TimeoutError`` if the socket's timeout passes."""
-    data = buffered
-    frames: Frames = []
-    while True:
-        frame, data = _split_frame(data)
-        if frame is None:
-            chunk = sock.recv(65536)
+class FrameReader:
+    """Reads server frames (opcode, payload) from a raw websocket ``sock``,
+    starting with bytes already read (``buffered``)."""
+
+    def __init__(self, sock: socket.socket, buffered: bytes = b"") -> None:
+        self.sock = sock
+        self.data = buffered
+
+    def next(self) -> Frame | None:
+        """The next frame, or ``None`` if the socket ended. Raises
+        ``TimeoutError`` if the socket's timeout passes."""
+        while True:
+            frame, self.data = _split_frame(self.data)
+            if frame is not None:
+                return frame
+            chunk = self.sock.recv(65536)
             if not chunk:
-                return frames, None
-            data += chunk
-            continue
-        frames.append(frame)
-        if frame[0] == 8:
-            code = struct.unpack(">H", frame[1][:2])[0] if len(frame[1]) >= 2 else None
-            return frames, code
+                return None
+            self.data += chunk
+
+    def until_close(self) -> tuple[list[Frame], int | None]:
+        """The frames up to the server's close frame, and its close code
+        (``None`` if the socket ended with no close frame)."""
+        frames: list[Frame] = []
+        while (frame := self.next()) is not None:
+            frames.append(frame)
+            if frame[0] == 8:
+                return frames, struct.unpack(">H", frame[1][:2])[0] if len(frame[1]) >= 2 else None
+        return frames, None
 
 
-def _split_frame(data: bytes) -> tuple[tuple[int, bytes] | None, bytes]:
+def _split_frame(data: bytes) -> tuple[Frame | None, bytes]:
     if len(data) < 2:
         return None, data
     opcode, n, at = data[0] & 0x0F, data[1] & 0x7F, 2
