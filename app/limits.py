@@ -45,6 +45,11 @@ FLOOD_FRAMES = 50
 """Frames refused by the rate limit, within one rate window, after which the
 connection is closed with :data:`CLOSE_FLOOD`."""
 
+FLOOD_COOLDOWN = 60.0
+"""Seconds during which a client address whose websocket was closed with
+:data:`CLOSE_FLOOD` may open no new one (so that reconnecting does not buy
+a flood a fresh allowance of frames)."""
+
 EXCERPT_WORD = 40
 EXCERPT_TEXT = 300
 """:func:`excerpt` cuts every run of more than ``EXCERPT_WORD`` characters
@@ -154,13 +159,15 @@ def address_key(host: str | None) -> str:
 class _Address:
     open: int = 0
     recent: deque[float] = field(default_factory=deque)
+    barred_until: float = 0.0
 
 
 class AddressLimits:
     """Counts the websockets of each client address: at most ``at_once`` open
-    together and ``per_minute`` opened in any 60 seconds. ``clock`` returns
-    seconds (``time.monotonic``). Addresses with nothing open and nothing
-    recent are forgotten, so the table stays small."""
+    together and ``per_minute`` opened in any 60 seconds, and none for
+    :data:`FLOOD_COOLDOWN` seconds after one of them flooded (:meth:`bar`).
+    ``clock`` returns seconds (``time.monotonic``). Addresses with nothing
+    open, recent or barred are forgotten, so the table stays small."""
 
     WINDOW = 60.0
 
@@ -179,6 +186,9 @@ class AddressLimits:
         recent = entry.recent
         while recent and now - recent[0] >= self.WINDOW:
             recent.popleft()
+        if now < entry.barred_until:
+            return (f"a connection from your address flooded the server: no new connection for"
+                    f" {entry.barred_until - now:.0f} s")
         if entry.open >= self.at_once:
             return (f"too many connections from your address: at most {self.at_once} open at once;"
                     " close a tab or try again later")
@@ -188,6 +198,10 @@ class AddressLimits:
         entry.open += 1
         recent.append(now)
         return None
+
+    def bar(self, key: str) -> None:
+        """``key`` flooded: refuse its new connections for :data:`FLOOD_COOLDOWN` s."""
+        self._table.setdefault(key, _Address()).barred_until = self.clock() + FLOOD_COOLDOWN
 
     def close(self, key: str) -> None:
         """A connection counted by :meth:`open` has ended."""
@@ -201,7 +215,8 @@ class AddressLimits:
     def _forget(self) -> None:
         now = self.clock()
         for key in [k for k, e in self._table.items()
-                    if e.open <= 0 and (not e.recent or now - e.recent[-1] >= self.WINDOW)]:
+                    if e.open <= 0 and now >= e.barred_until
+                    and (not e.recent or now - e.recent[-1] >= self.WINDOW)]:
             del self._table[key]
 
     def __len__(self) -> int:
@@ -211,7 +226,9 @@ class AddressLimits:
 class ConnectionLimit:
     """ASGI middleware applying :class:`AddressLimits` to every websocket. A
     refused connection is accepted, sent one ``rate_limited`` error frame,
-    and closed with :data:`CLOSE_TOO_MANY_CONNECTIONS`; HTTP passes by. The
+    and closed with :data:`CLOSE_TOO_MANY_CONNECTIONS`; HTTP passes by. When
+    the app closes a websocket with :data:`CLOSE_FLOOD`, its address is
+    barred (:meth:`AddressLimits.bar`). The
     client address is the one uvicorn reports, so behind a proxy it must be
     told to trust the proxy's ``X-Forwarded-For`` (``--forwarded-allow-ips``,
     README "Behind a reverse proxy")."""
@@ -230,8 +247,13 @@ class ConnectionLimit:
         if refusal is not None:
             await _refuse_websocket(receive, send, refusal)
             return
+        async def watched_send(message: Message) -> None:
+            if message["type"] == "websocket.close" and message.get("code") == CLOSE_FLOOD:
+                self.limits.bar(key)
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, watched_send)
         finally:
             self.limits.close(key)
 

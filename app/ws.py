@@ -22,6 +22,7 @@ from anyio import CancelScope
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
+from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict
 from app.lobby import Lobby
 from app.protocol import (
     DEFAULT_LEVEL,
@@ -88,6 +89,7 @@ class WsConnection:
     def __init__(self) -> None:
         self.seat: str | None = None
         self.too_slow = False
+        self.close_with: tuple[int, str] | None = None
         self._send, self.outbox = anyio.create_memory_object_stream[str](OUTBOX_FRAMES)
 
     def push(self, text: str) -> None:
@@ -103,6 +105,12 @@ class WsConnection:
 
     def close(self) -> None:
         """No more frames will be queued."""
+        self._send.close()
+
+    def end(self, code: int, reason: str) -> None:
+        """Close the connection with ``code`` and ``reason`` once the frames
+        queued so far are sent; nothing more is queued."""
+        self.close_with = (code, reason)
         self._send.close()
 
 
@@ -148,6 +156,8 @@ async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -
                     await websocket.send_text(text)
         if conn.too_slow:
             await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
+        elif conn.close_with is not None:
+            await websocket.close(*conn.close_with)
     except Exception:  # the client has gone
         pass
     scope.cancel()
@@ -155,14 +165,22 @@ async def _write(websocket: WebSocket, conn: WsConnection, scope: CancelScope) -
 
 async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots) -> None:
     limiter = RateLimiter()
+    flood = FloodGuard()
     while True:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
             return
         if not limiter.allow():
-            conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
-                                 f" {RATE_SECONDS:g} seconds; this one was ignored"))
+            verdict = flood.refused()
+            if verdict is Verdict.CLOSE:  # read no more: the writer closes once it has sent the rest
+                conn.end(CLOSE_FLOOD, "too many frames after rate_limited")
+                await anyio.sleep_forever()
+            if verdict is Verdict.TELL:
+                conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
+                                     f" {RATE_SECONDS:g} seconds; frames are ignored until you slow down, and"
+                                     f" {FLOOD_FRAMES} ignored in that time close the connection"))
             continue
+        flood.accepted()
         try:
             frame = read_frame(message.get("text"), message.get("bytes"))
         except FrameError as exc:

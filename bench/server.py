@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 _FLAG_LINE = re.compile(r"^UVICORN_(?:HTTP|WS)[ \t]*:?=[ \t]*(.*)$", re.MULTILINE)
 
 
-def makefile_flags() -> list[str]:
+def makefile_flags(root: Path = ROOT) -> list[str]:
     """The uvicorn flags ``make run`` passes (``UVICORN_HTTP`` then
-    ``UVICORN_WS`` in the ``Makefile``)."""
-    text = (ROOT / "Makefile").read_text()
+    ``UVICORN_WS`` in the ``Makefile`` of the checkout at ``root``)."""
+    text = (root / "Makefile").read_text()
     return [flag for line in _FLAG_LINE.findall(text) for flag in shlex.split(line)]
 
 
@@ -36,15 +36,17 @@ def free_port() -> int:
 
 
 def start_server(port: int, env: dict[str, str], *, log: IO[bytes] | None = None,
-                 log_level: str = "warning", flags: list[str] | None = None) -> subprocess.Popen[bytes]:
-    """uvicorn running the app on ``127.0.0.1:port`` with ``env`` added to the
-    environment and ``flags`` (by default :func:`makefile_flags`), returned
-    once it answers ``/healthz``; its output goes to ``log`` (by default this
-    process's). Raises ``RuntimeError`` if it has not started within 30 s."""
+                 log_level: str = "warning", flags: list[str] | None = None,
+                 root: Path = ROOT) -> subprocess.Popen[bytes]:
+    """uvicorn running the app of the checkout at ``root`` on
+    ``127.0.0.1:port`` with ``env`` added to the environment and ``flags``
+    (by default :func:`makefile_flags`), returned once it answers
+    ``/healthz``; its output goes to ``log`` (by default this process's).
+    Raises ``RuntimeError`` if it has not started within 30 s."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", log_level, *(makefile_flags() if flags is None else flags)],
-        cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=log,
+        cwd=root, env={**os.environ, **env}, stdout=log, stderr=log,
     )
     deadline = time.monotonic() + 30
     while True:
