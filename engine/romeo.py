@@ -56,6 +56,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Outcome,
     ScoreLine,
@@ -448,10 +449,9 @@ class RomeoAndJuliet(Game[RomeoState]):
     A match is one game (the default :meth:`Game.match_over`).
     """
 
-    info = GameInfo("romeo-and-juliet", "Romeo and Juliet")
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
+    info = GameInfo("romeo-and-juliet", "Romeo and Juliet", seats=SEATS,
+                    layout=Layout("grid", G.width, G.height), board="romeo-and-juliet",
+                    deal_noun="game")
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
         """Red moves first in every game (ruling 2)."""

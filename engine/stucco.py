@@ -26,6 +26,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     Outcome,
@@ -183,10 +184,14 @@ class Stucco(Game[StuccoState]):
         "Stucco",
         (Option("target", "Points to win the match: a whole number from 1 to 1000.",
                 100, minimum=1, maximum=1000),),
+        seats=SEATS,
+        hidden_information=True,
+        simultaneous=True,
+        secret_moves=True,
+        layout=Layout("spread"),
+        board="stucco",
+        deal_noun="deal",
     )
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
 
     # ---- the match ----------------------------------------------------------------
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:

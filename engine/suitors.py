@@ -37,6 +37,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     OptionError,
@@ -447,6 +448,12 @@ class Suitors(Game[SuitorsState]):
                    " (two players, your Jumper is of your Jack's colour).",
                    "standard", kind="choice", choices=VARIANTS),
         ),
+        seats=JACKS,
+        players_option="players",
+        hidden_information=True,
+        layout=Layout("grid", BOARD_9X5.width, BOARD_9X5.height),
+        board="suitors",
+        deal_noun="game",
     )
 
     def check_options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
