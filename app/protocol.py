@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
+
+from engine.base import Game
 
 MAX_FRAME_BYTES = 64 * 1024
 """The largest client frame accepted, in bytes (UTF-8 for text frames)."""
@@ -357,8 +360,32 @@ class RoomView(_ServerModel):
     board: Any
 
 
+class MoveView(_ServerModel):
+    """One of the recipient's legal moves as data (``docs/protocol.md``, "Move
+    structures"): ``move``, its notation (as in ``legal_moves``), ``kind``,
+    and the squares or cards of that kind, kept as the engine gives them
+    (``engine.base.Game.move_structure``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    move: str
+    kind: str
+
+
+def move_views(game: Game, state: Any, seat: str | None, legal_moves: Sequence[str]) -> list[MoveView]:
+    """The structure of each of ``legal_moves`` (the moves of ``seat`` on
+    ``state`` that a state frame lists), in the same order, for
+    ``StateFrame.moves``: ``Game.move_structures``, or ``[]`` for a
+    spectator or a seat with no legal move."""
+    if seat is None or not legal_moves:
+        return []
+    return [MoveView.model_validate(st) for st in game.move_structures(state, seat, legal_moves)]
+
+
 class StateFrame(_ServerModel):
-    """The room as one connection sees it."""
+    """The room as one connection sees it. ``moves`` holds the structure of
+    each of ``legal_moves``, in the same order (:func:`move_views`);
+    ``legal_moves`` stays for clients that read the notation."""
 
     type: Literal["state"] = "state"
     version: int
@@ -368,6 +395,7 @@ class StateFrame(_ServerModel):
     phase: Phase
     to_move: list[str]
     legal_moves: list[str]
+    moves: list[MoveView] = Field(default_factory=list)
     view: RoomView
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -327,6 +327,21 @@ class Game(ABC, Generic[S]):
         before both have picked). Default: every move is public. A game that
         overrides it declares ``info.secret_moves``."""
         return move
+
+    def move_structure(self, state: S, seat: str, move: str) -> dict[str, JSON]:
+        """What ``move``, a legal move of ``seat`` on ``state``, does, as data,
+        so that a client need not parse the notation (``docs/protocol.md``,
+        "Move structures"): always ``move`` (the notation, as in
+        ``legal_moves``) and ``kind``, then the squares or cards of that kind,
+        e.g. ``{"move": "c3-e3", "kind": "jump", "from": "c3", "to": "e3",
+        "jumped": ["d3", "e3"]}``. Default: kind ``"pass"`` for ``pass``,
+        else ``"other"`` with nothing more."""
+        return {"move": move, "kind": "pass" if move == "pass" else "other"}
+
+    def move_structures(self, state: S, seat: str, moves: Sequence[str]) -> list[dict[str, JSON]]:
+        """:meth:`move_structure` of each of ``moves`` (legal moves of ``seat``
+        on ``state``, e.g. ``legal_moves(state, seat)``), in the same order."""
+        return [self.move_structure(state, seat, m) for m in moves]
 
     def describe(self, state: S, seat: str, move: str) -> str:
         """A sentence for people about ``move`` played by ``seat`` on

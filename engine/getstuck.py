@@ -194,6 +194,14 @@ class _GetStuckBase(Game[GetStuckState]):
             tuple(cells), i, (state.turn + 1) % len(state.seats), ind, state.gap
         )
 
+    def move_structure(self, state: GetStuckState, seat: str, move: str) -> dict[str, JSON]:
+        """A card moved into the gap: ``{"kind": "move", "from": "c4", "to":
+        "d4"}`` (``from`` is the move itself, ``to`` the gap); or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "move", "from": move, "to": NAMES[state.gap]}
+
     def describe(self, state: GetStuckState, seat: str, move: str) -> str:
         if move == PASS:
             return f"{SEAT_TITLE.get(seat, seat)} is stuck and turns the indicator face down"

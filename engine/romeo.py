@@ -520,6 +520,20 @@ class RomeoAndJuliet(Game[RomeoState]):
                      state.cell_key + (CODE[cb] - CODE[ca]) * DIFF[a][b], state.bloom,
                      SWAP_TOKEN[a][b])
 
+    def move_structure(self, state: RomeoState, seat: str, move: str) -> dict[str, JSON]:
+        """A Romeo move ``{"kind": "move", "from": <the Romeo's square>, "to":
+        "e3"}``; a swap ``{"kind": "swap", "a": "b2", "b": "b5", "joker":
+        "b2"}`` (``a`` and ``b`` in the notation's order, ``joker`` the one of
+        them that holds the Joker); or ``{"kind": "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        pair = SWAP_MOVES.get(move)
+        if pair is None:
+            return {"move": move, "kind": "move", "from": NAMES[state.romeos[state.turn]], "to": move}
+        a, b = pair
+        joker = a if state.cells[a] in JOKERS else b
+        return {"move": move, "kind": "swap", "a": NAMES[a], "b": NAMES[b], "joker": NAMES[joker]}
+
     def describe(self, state: RomeoState, seat: str, move: str) -> str:
         """A sentence for ``move`` by ``seat`` on ``state`` (before it is
         applied), e.g. ``"Red from 9♥: 9 up (wraps), lands on 4♣"``. A move

@@ -275,6 +275,14 @@ class Stucco(Game[StuccoState]):
             return None
         return move
 
+    def move_structure(self, state: StuccoState, seat: str, move: str) -> dict[str, JSON]:
+        """A secret opening pick ``{"kind": "pick", "card": "QH"}``, a card
+        played to the spread ``{"kind": "play", "card": "QH"}``, or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "pick" if state.opening else "play", "card": move}
+
     def describe(self, state: StuccoState, seat: str, move: str) -> str:
         """A sentence about ``move``. A first pick is described without its
         card, so the sentence may be shown to everyone (ruling 2)."""

@@ -568,6 +568,23 @@ class Suitors(Game[SuitorsState]):
         })
         return new
 
+    def move_structure(self, state: SuitorsState, seat: str, move: str) -> dict[str, JSON]:
+        """A reveal ``{"kind": "reveal", "at": "c2"}``; a jump ``{"kind":
+        "jump", "from": "c3", "to": "e3", "jumped": ["d3", "e3"]}`` (the
+        Jumper's square, the square it lands on, and the squares of the cards
+        it jumps, nearest first: the last is where it lands); or ``{"kind":
+        "pass"}``."""
+        b = state.board
+        step = b.parse.get(move)
+        if step is None:
+            return {"move": move, "kind": "pass"}
+        names = b.names
+        line = step.line
+        if step.kind == _REVEAL:
+            return {"move": move, "kind": "reveal", "at": names[line[0]]}
+        return {"move": move, "kind": "jump", "from": names[line[0]], "to": names[line[-1]],
+                "jumped": [names[q] for q in line[1:]]}
+
     def describe(self, state: SuitorsState, seat: str, move: str) -> str:
         """A sentence about ``move``. A reveal names the card only when the move
         is legal (the card is about to be public)."""

@@ -15,7 +15,7 @@ from app.main import create_app
 from app.protocol import ERROR_CODES, ErrorFrame, JoinedFrame, StateFrame
 from app.settings import Settings
 
-STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
+STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
              "match_winners", "seed", "board"}
 
@@ -56,6 +56,9 @@ class Peer:
         if kind == "state":
             StateFrame.model_validate(frame)
             assert set(frame) == STATE_KEYS
+            # Each legal move comes with its structure, in the same order
+            # (empty until the room fills it: docs/protocol.md, "Move structures").
+            assert not frame["moves"] or [m["move"] for m in frame["moves"]] == frame["legal_moves"]
             assert set(frame["view"]) == VIEW_KEYS
             self.last = frame
         elif kind == "joined":

@@ -91,7 +91,8 @@ def test_two_moves_sent_on_one_version(client: TestClient) -> None:
         after = p.state()
         assert after["version"] == v + 1 and after["view"]["log"][-1]["move"] == first
         assert p.error("not_your_turn", then_state=True) == after
-        assert q.state() == {**after, "you": q.seat, "legal_moves": q.last["legal_moves"]}  # type: ignore[index]
+        assert q.state() == {**after, "you": q.seat, "legal_moves": q.last["legal_moves"],  # type: ignore[index]
+                             "moves": q.last["moves"]}  # type: ignore[index]
         assert q.probe() == q.last  # nothing else was sent
 
 

@@ -1,5 +1,6 @@
 """What each game declares of itself (``engine.base.GameInfo``) agrees with how
-it plays."""
+it plays, and each legal move's structure (``Game.move_structure``,
+``docs/protocol.md``, "Move structures") with what the move does."""
 
 from __future__ import annotations
 
@@ -99,3 +100,61 @@ def test_layout_and_deal_noun_agree_with_play(game_id: str) -> None:
     assert info.deal_noun == ("game" if one_deal else "deal")
     assert info.traits()["deal_noun"] == info.deal_noun
     json.dumps(info.traits())
+
+
+def _check_structure(game: Game, state: Any, seat: str, move: str, st: dict[str, Any]) -> None:
+    """``st``, the structure of ``move``, says what playing it does."""
+    assert st["move"] == move
+    assert json.loads(json.dumps(st)) == st
+    assert (st["kind"] == "pass") == (move == "pass")
+    if move == "pass":
+        assert set(st) == {"move", "kind"}
+        return
+    before = game.view(state, seat)
+    after = game.view(game.apply(state, seat, move), seat)
+    last = after.get("last")
+    gid = game.info.id
+    if gid.startswith("get-stuck"):
+        assert st == {"move": move, "kind": "move", "from": move, "to": before["gap"]}
+        assert last == {"from": st["from"], "to": st["to"]}
+    elif gid == "romeo-and-juliet":
+        if st["kind"] == "move":
+            assert set(st) == {"move", "kind", "from", "to"}
+            assert st["from"] == before["romeos"][seat] and st["to"] == move
+            assert (last["kind"], last["from"], last["to"]) == ("move", st["from"], st["to"])
+        else:
+            assert st["kind"] == "swap" and set(st) == {"move", "kind", "a", "b", "joker"}
+            assert move == f"swap {st['a']} {st['b']}" and last["squares"] == [st["a"], st["b"]]
+            assert st["joker"] in (st["a"], st["b"]) and st["joker"] in before["jokers"]
+    elif gid == "suitors":
+        if st["kind"] == "reveal":
+            assert set(st) == {"move", "kind", "at"} and move == f"reveal {st['at']}"
+            assert (last["kind"], last["square"]) == ("reveal", st["at"])
+        else:
+            assert st["kind"] == "jump" and set(st) == {"move", "kind", "from", "to", "jumped"}
+            assert move == f"{st['from']}-{st['to']}" and st["jumped"][-1] == st["to"]
+            assert (last["from"], last["to"], last["jumped"]) == (st["from"], st["to"], st["jumped"])
+    else:
+        assert gid == "stucco" and set(st) == {"move", "kind", "card"} and st["card"] == move
+        assert st["kind"] == ("pick" if before["phase"] == "opening" else "play")
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_move_structures_say_what_each_legal_move_does(game_id: str) -> None:
+    game = GAMES[game_id]
+    kinds: set[str] = set()
+    for options in _options(game):
+        for seed in range(3):
+            rng = random.Random(seed)
+            for state, seat, _ in _walk(game, options, seed):
+                legal = game.legal_moves(state, seat)
+                structures = game.move_structures(state, seat, legal)
+                assert [st["move"] for st in structures] == list(legal)
+                kinds |= {st["kind"] for st in structures}
+                # Playing every move to check it is slow: a sample of each position's.
+                pairs = list(zip(legal, structures, strict=True))
+                for move, st in rng.sample(pairs, min(6, len(pairs))):
+                    _check_structure(game, state, seat, move, st)
+    expected = {"get-stuck": {"move"}, "get-stuck-4": {"move", "pass"}, "romeo-and-juliet": {"move", "swap"},
+                "suitors": {"reveal", "jump"}, "stucco": {"pick", "play", "pass"}}[game_id]
+    assert expected <= kinds, kinds

@@ -1,0 +1,48 @@
+"""Server frames built from the engine (app/protocol.py): the move structures
+of a state frame (docs/protocol.md, "Move structures")."""
+
+from __future__ import annotations
+
+import json
+
+from roomtest import STATE_KEYS
+
+from app.protocol import RoomView, StateFrame, dump, move_views
+from engine.match import Match
+from engine.registry import get_game
+
+
+def _frame(game_id: str, seat: str | None, state: object, legal: list[str]) -> dict:
+    game = get_game(game_id)
+    frame = StateFrame(
+        version=3, room="r", game=game_id, you=seat, phase="playing", to_move=list(game.to_move(state)),
+        legal_moves=legal, moves=move_views(game, state, seat, legal),
+        view=RoomView(title=game.info.title, seats=[], sides=[], options={}, deal=1, log=[], outcome=None,
+                      history=[], totals={}, match_winners=[], seed=None, board=game.view(state, seat)),
+    )
+    out: dict = json.loads(dump(frame))
+    return out
+
+
+def test_a_state_frame_carries_each_legal_move_with_its_structure() -> None:
+    game = get_game("romeo-and-juliet")
+    state = Match.new("romeo-and-juliet", {}, 21).state
+    legal = list(game.legal_moves(state, "red"))
+    frame = _frame("romeo-and-juliet", "red", state, legal)
+    assert set(frame) == STATE_KEYS
+    assert frame["moves"] == game.move_structures(state, "red", legal)
+    assert [m["move"] for m in frame["moves"]] == frame["legal_moves"]
+    assert {m["kind"] for m in frame["moves"]} == {"move"} and all("to" in m for m in frame["moves"])
+
+
+def test_no_move_structures_without_legal_moves() -> None:
+    state = Match.new("suitors", get_game("suitors").check_options({}), 3).state
+    assert _frame("suitors", None, state, [])["moves"] == []
+    assert move_views(get_game("suitors"), state, "JC", []) == []
+    # A frame built without them (an older room) has the key, empty.
+    game = get_game("suitors")
+    bare = StateFrame(version=0, room="r", game="suitors", you=None, phase="waiting", to_move=[],
+                      legal_moves=[], view=RoomView(title="", seats=[], sides=[], options={}, deal=1, log=[],
+                                                    outcome=None, history=[], totals={}, match_winners=[],
+                                                    seed=None, board=game.view(state, None)))
+    assert json.loads(dump(bare))["moves"] == []
