@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticSerializationError
 
 from engine.base import Game
+from engine.bots import LEVELS
 
 MAX_FRAME_BYTES = 64 * 1024
 """The largest client frame accepted, in bytes (UTF-8 for text frames)."""
@@ -29,9 +30,8 @@ RATE_SECONDS = 10.0
 NAME_MAX = 32
 """The longest player name, in characters, after cleaning."""
 
-BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "strong")
-"""The levels of computer players, weakest first (the same as
-``engine.bots.LEVELS``, which a test checks)."""
+BOT_LEVELS: tuple[str, ...] = LEVELS
+"""The levels of computer players, weakest first: ``engine.bots.LEVELS``."""
 
 DEFAULT_LEVEL = "medium"
 """The level of a computer player when ``add_bot`` (or room creation) names none."""

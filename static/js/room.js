@@ -9,7 +9,8 @@ const GAME = root.dataset.game;
 const TOKEN_KEY = `cardboard.token.${ROOM}`;
 const NAME_KEY = "cardboard.name";
 const LEVEL_KEY = "cardboard.botLevel";
-const LEVELS = ["easy", "medium", "strong"];
+const LEVELS = root.dataset.levels.split(" ");
+const DEFAULT_LEVEL = root.dataset.defaultLevel;
 // "Play against the computer" opens /r/<room>?sit=<seat>: take that seat.
 let sitAt = new URLSearchParams(location.search).get("sit");
 
@@ -390,7 +391,7 @@ function levelPicker() {
   const pick = el("select", { id: "bot-level" });
   const remembered = localStorage.getItem(LEVEL_KEY);
   for (const level of LEVELS) {
-    pick.append(el("option", { value: level, selected: level === (remembered || "medium") },
+    pick.append(el("option", { value: level, selected: level === (remembered || DEFAULT_LEVEL) },
       level.charAt(0).toUpperCase() + level.slice(1)));
   }
   pick.addEventListener("change", () => localStorage.setItem(LEVEL_KEY, pick.value));
