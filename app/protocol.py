@@ -309,12 +309,22 @@ class LogEntry(_ServerModel):
     text: str
 
 
+class FactorView(_ServerModel):
+    """One factor of a score line whose points are a product: its ``value``
+    and what it counts (``label``)."""
+
+    value: int
+    label: str
+
+
 class ScoreLineView(_ServerModel):
-    """One line of a score breakdown (``engine.base.ScoreLine``)."""
+    """One line of a score breakdown (``engine.base.ScoreLine.to_json``);
+    ``factors`` only where the points are a product of them."""
 
     label: str
     detail: str
     points: int
+    factors: list[FactorView] | None = Field(default=None, exclude_if=_absent)
 
 
 class SideScoreView(_ServerModel):

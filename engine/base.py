@@ -38,11 +38,25 @@ class OptionError(ValueError):
 @dataclass(frozen=True)
 class ScoreLine:
     """One line of a score breakdown: ``label`` (what is counted), ``detail``
-    (how, in words, e.g. ``"3 courts × +10"``) and ``points`` (signed)."""
+    (how, in words, e.g. ``"3 courts × +10"``) and ``points`` (signed).
+
+    ``factors``, where the points are a product that a board shows as its
+    formula (Stucco: cards played × cards of the last turn): each factor's
+    number and what it counts, e.g. ``((5, "cards played"), (3, "in the last
+    turn"))``; their product is ``points``. Empty otherwise."""
 
     label: str
     detail: str
     points: int
+    factors: tuple[tuple[int, str], ...] = ()
+
+    def to_json(self) -> JSON:
+        """``label``, ``detail`` and ``points``; ``factors`` as a list of
+        ``{"value", "label"}`` only where there are any."""
+        out: dict[str, JSON] = {"label": self.label, "detail": self.detail, "points": self.points}
+        if self.factors:
+            out["factors"] = [{"value": v, "label": what} for v, what in self.factors]
+        return out
 
 
 @dataclass(frozen=True)
@@ -86,10 +100,7 @@ class Outcome:
                     "side": s.side,
                     "seats": list(s.seats),
                     "points": s.points,
-                    "lines": [
-                        {"label": ln.label, "detail": ln.detail, "points": ln.points}
-                        for ln in s.lines
-                    ],
+                    "lines": [ln.to_json() for ln in s.lines],
                 }
                 for s in self.scores
             ],

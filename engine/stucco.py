@@ -324,7 +324,7 @@ class Stucco(Game[StuccoState]):
             if s == winner:
                 run = state.run
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played × {run} in the last turn",
-                                 n * run)
+                                 n * run, ((n, "cards played"), (run, "in the last turn")))
             else:
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {_title(SEATS[winner])}"
                                  " played the last card", 0)

@@ -1,5 +1,5 @@
 """Server frames built from the engine (app/protocol.py): the move structures
-of a state frame (docs/protocol.md, "Move structures")."""
+of a state frame and the factors of a score line (docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 from roomtest import STATE_KEYS
 
-from app.protocol import RoomView, StateFrame, dump, move_views
+from app.protocol import OutcomeView, RoomView, StateFrame, dump, move_views
 from engine.match import Match
 from engine.registry import get_game
 
@@ -46,3 +46,22 @@ def test_no_move_structures_without_legal_moves() -> None:
                                                     outcome=None, history=[], totals={}, match_winners=[],
                                                     seed=None, board=game.view(state, None)))
     assert json.loads(dump(bare))["moves"] == []
+
+
+def test_score_line_factors_reach_the_wire_only_where_there_are_some() -> None:
+    game = get_game("stucco")
+    state = Match.new("stucco", {"target": 100}, 12).state
+    while game.to_move(state):
+        seat = game.to_move(state)[0]
+        state = game.apply(state, seat, game.legal_moves(state, seat)[0])
+    outcome = game.outcome(state)
+    assert outcome is not None
+    wire = json.loads(OutcomeView.model_validate(outcome.to_json()).model_dump_json())
+    assert wire == outcome.to_json()
+    winner = next(s for s in wire["scores"] if s["side"] in wire["winners"])
+    loser = next(s for s in wire["scores"] if s["side"] not in wire["winners"])
+    (line,) = winner["lines"]
+    a, b = line["factors"]
+    assert a["value"] * b["value"] == line["points"] == winner["points"] > 0
+    assert (a["label"], b["label"]) == ("cards played", "in the last turn")
+    assert "factors" not in loser["lines"][0]

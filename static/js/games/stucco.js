@@ -260,16 +260,17 @@ function drawSpread(state, bottom) {
   return box;
 }
 
-/** At the end of a deal: the score as its formula. */
+/** At the end of a deal: the winner's score line as the product it is (the
+ * factors the server sends with it), and the other seat's points. */
 function drawFormula(state) {
-  const v = state.view, b = v.board;
+  const v = state.view;
   if (!v.outcome || !v.outcome.winners.length) return null;
   const winner = v.outcome.winners[0];
   const score = v.outcome.scores.find((s) => s.side === winner);
-  if (!score) return null;
+  const line = score && score.lines.find((l) => l.factors);
+  if (!line) return null;
   const box = el("div", "st-formula");
-  box.setAttribute("aria-label", `${who(state, winner)} scored ${b.played[winner]} cards played times`
-    + ` ${b.run} cards in the last turn: ${score.points} points`);
+  box.setAttribute("aria-label", `${who(state, winner)} scored ${line.detail}: ${line.points} points`);
   box.append(el("div", "st-formula-who", `${who(state, winner)} played the last card`));
   const eq = el("div", "st-eq");
   const term = (value, label) => {
@@ -277,11 +278,15 @@ function drawFormula(state) {
     t.append(el("span", "st-num", String(value)), el("span", "st-lbl", label));
     return t;
   };
-  eq.append(term(b.played[winner], "cards played"), el("span", "st-op", "×"),
-    term(b.run, "in the last turn"), el("span", "st-op", "="), term(score.points, "points"));
+  line.factors.forEach((f, i) => {
+    if (i) eq.append(el("span", "st-op", "×"));
+    eq.append(term(f.value, f.label));
+  });
+  eq.append(el("span", "st-op", "="), term(line.points, "points"));
   box.append(eq);
-  const other = OTHER[winner];
-  box.append(el("div", "st-formula-other", `${who(state, other)}: 0 points.`));
+  for (const other of v.outcome.scores.filter((s) => s.side !== winner)) {
+    box.append(el("div", "st-formula-other", `${who(state, other.side)}: ${other.points} points.`));
+  }
   return box;
 }
 
