@@ -1,11 +1,15 @@
 // The room client: one websocket, automatic reconnect with backoff, seat
 // management, banner, scoreboard and log. The board itself is drawn by the
-// game's renderer module (static/js/games/<game>.js), which knows no rules: it
+// game's board module (static/js/games/<board>.js), which knows no rules: it
 // draws the view it is sent, highlights the legal moves and reports clicks.
+// What the game is (its board module, what it calls a deal) and the computer
+// levels come with the page, from the game's declared metadata
+// (GET /api/games, docs/protocol.md).
 
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
-const GAME = root.dataset.game;
+const BOARD = root.dataset.board;
+const DEAL_NOUN = root.dataset.dealNoun || "deal";
 const TOKEN_KEY = `cardboard.token.${ROOM}`;
 const NAME_KEY = "cardboard.name";
 const LEVEL_KEY = "cardboard.botLevel";
@@ -49,8 +53,8 @@ export function toast(message, kind = "info") {
   setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
 }
 
-/** "deal", or "game" for games played one game per match (renderer.dealNoun). */
-function noun() { return (renderer && renderer.dealNoun) || "deal"; }
+/** "deal", or "game" for games played one game per match (the game's deal_noun). */
+function noun() { return DEAL_NOUN; }
 function Noun() { return sentence(noun()); }
 /** Signed points with a true minus sign: +5, 0, −10. */
 function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
@@ -268,8 +272,9 @@ function renderBanner() {
 /** Pass, Next deal and Rematch live in the banner, so they are always in view. */
 function bannerActions() {
   const box = el("span", { class: "banner-actions" });
-  if (state.legal_moves.includes("pass")) {
-    box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play("pass") },
+  const pass = state.moves.find((m) => m.kind === "pass");
+  if (pass) {
+    box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play(pass.move) },
       renderer.passLabel ? renderer.passLabel(state) : "Pass"));
   }
   if (state.phase === "match_over" && state.you) {
@@ -468,11 +473,10 @@ els.copy.addEventListener("click", async () => {
   setTimeout(() => { els.copy.textContent = "Copy link"; }, 2000);
 });
 
-const MODULES = { "get-stuck-4": "get-stuck" };
-import(`/static/js/games/${MODULES[GAME] || GAME}.js`).then((mod) => {
+import(`/static/js/games/${BOARD}.js`).then((mod) => {
   renderer = mod;
   if (state) render();
 }).catch((e) => {
-  toast(`Could not load the board for ${GAME}: ${e}`, "error");
+  toast(`Could not load the board ${BOARD}: ${e}`, "error");
 });
 connect();

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from roomtest import connect, make_client, new_room
 
+from app.protocol import BOT_LEVELS, DEFAULT_LEVEL
 from app.settings import Settings
 from engine.base import SEED_OPTION
 from engine.registry import GAMES
@@ -151,6 +152,12 @@ def test_room_page(client: TestClient) -> None:
     assert r.status_code == 200
     assert room in r.text
     assert "Get Stuck for Four" in r.text
+    # The page tells room.js the board module, the deal noun and the levels.
+    assert 'data-board="get-stuck"' in r.text and 'data-deal-noun="deal"' in r.text
+    assert f'data-levels="{" ".join(BOT_LEVELS)}"' in r.text
+    assert f'data-default-level="{DEFAULT_LEVEL}"' in r.text
+    suitors = client.get(f"/r/{new_room(client, 'suitors')}").text
+    assert 'data-board="suitors"' in suitors and 'data-deal-noun="game"' in suitors
 
 
 def test_unknown_room_page_is_404_offering_a_new_room(client: TestClient) -> None:

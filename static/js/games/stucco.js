@@ -1,8 +1,10 @@
 // Board for Stucco: both open hands (yours along the bottom, the opponent's
 // along the top; spectators see south at the bottom), the secret opening pick,
 // and the spread with each seat's cards offset towards its own side. It draws
-// the view it is sent (docs/notation/stucco.md) and highlights the cards in
-// legal_moves; a click, tap, Enter or Space on one plays it.
+// the view it is sent (docs/notation/stucco.md) and highlights the cards of
+// the moves it is sent (state.moves: a pick or a card to play, docs/protocol.md);
+// a click, tap, Enter or Space on one plays it. The score at the end of a deal
+// is the score line the server sends, drawn as its formula.
 
 import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
 import { el, reduceMotion } from "../dom.js";
@@ -71,7 +73,7 @@ export function hint(state) {
   // Right after the reveal (the log holds just the two picks), explain it.
   if (state.view.log.length === 2) parts.push(revealSentence(state));
   const last = b.spread.length ? b.spread[b.spread.length - 1].card : null;
-  if (mine && state.legal_moves.includes("pass")) {
+  if (mine && state.moves.some((m) => m.kind === "pass")) {
     parts.push(`You cannot follow the ${pretty(last)}: none of your cards may follow it.`
       + ` You must pass, and ${NAMES[OTHER[state.you]]} plays on.`);
   } else if (mine) {
@@ -147,7 +149,7 @@ function handLabel(state, seat) {
 
 function drawHand(state, seat, ctx, where) {
   const b = state.view.board;
-  const legal = new Set(state.legal_moves);
+  const byCard = new Map(state.moves.filter((m) => m.card).map((m) => [m.card, m]));
   const box = el("div", `st-hand st-${where}`);
   box.dataset.seat = seat;
   box.setAttribute("aria-label", `${who(state, seat)}: hand`);
@@ -159,8 +161,9 @@ function drawHand(state, seat, ctx, where) {
     const slot = el("div", "st-slot");
     slot.setAttribute("role", "listitem");
     slot.append(card);
-    if (state.you === seat && legal.has(c)) {
-      playable(card, c, opening ? `pick the ${spoken(c)} in secret` : `play the ${spoken(c)}`, ctx);
+    const move = state.you === seat ? byCard.get(c) : null;
+    if (move) {
+      playable(card, move.move, move.kind === "pick" ? `pick the ${spoken(c)} in secret` : `play the ${spoken(c)}`, ctx);
     }
     if (opening && state.you === seat && b.pick === c) {
       slot.classList.add("st-chosen");
