@@ -154,12 +154,15 @@ function roomGone() {
 }
 
 // ---------------------------------------------------------------- frames
-function onFrame(f) {
-  if (f.type === "state") {
+// The server's frames by type (docs/protocol.md, "Frames the server sends");
+// a type this page does not know is ignored.
+const FRAME_HANDLERS = {
+  state(f) {
     prev = state;
     state = f;
     render();
-  } else if (f.type === "joined") {
+  },
+  joined(f) {
     localStorage.setItem(TOKEN_KEY, f.token);
     replaced = false;
     // Seated: drop the "type your name" hint and bring the banner (whose turn,
@@ -170,38 +173,37 @@ function onFrame(f) {
       sitAt = null;
       history.replaceState(null, "", location.pathname);
     }
-  } else if (f.type === "error") {
-    onError(f);
-  }
+  },
+  error(f) {
+    const handle = ERROR_HANDLERS[f.code] || showError;
+    handle(f);
+  },
+};
+
+function onFrame(f) {
+  const handle = Object.hasOwn(FRAME_HANDLERS, f.type) ? FRAME_HANDLERS[f.type] : null;
+  if (handle) handle(f);
 }
 
-function onError(f) {
-  switch (f.code) {
-    case "replaced":
-      replaced = true;
-      toast("Your seat was opened in another tab or device. This tab now watches.", "error");
-      break;
-    case "bad_token":
-      localStorage.removeItem(TOKEN_KEY);
-      break;
-    case "no_such_room":
-      roomGone();
-      break;
-    case "not_your_turn":
-    case "illegal_move":
-      // A second click of a move already on its way: the fresh state is coming.
-      if (Date.now() - lastMoveAt < 1500 && f.code === "not_your_turn") break;
-      toast(f.message || f.code, "error");
-      break;
-    case "stale_version":
-      // A double click: the first click played, the second was on an old version.
-      if (Date.now() - lastMoveAt < 1500) break;
-      toast("The position changed before your move arrived. Here it is.", "error");
-      break;
-    default:
-      toast(f.message || f.code, "error");
-  }
-}
+function showError(f) { toast(f.message || f.code, "error"); }
+
+/** A second click of a move already on its way: the fresh state is coming. */
+function justMoved() { return Date.now() - lastMoveAt < 1500; }
+
+// The error codes this page answers in its own way; any other is shown.
+const ERROR_HANDLERS = {
+  replaced() {
+    replaced = true;
+    toast("Your seat was opened in another tab or device. This tab now watches.", "error");
+  },
+  bad_token() { localStorage.removeItem(TOKEN_KEY); },
+  no_such_room() { roomGone(); },
+  not_your_turn(f) { if (!justMoved()) showError(f); },
+  stale_version() {
+    // A double click: the first click played, the second was on an old version.
+    if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");
+  },
+};
 
 // ---------------------------------------------------------------- rendering
 function render() {
