@@ -352,9 +352,9 @@ class HistoryEntry(_ServerModel):
 
 
 class RoomView(_ServerModel):
-    """The ``view`` of a state frame (``/work/notes/frames.md``). ``board`` is
-    the engine's ``view(state, seat)`` for the recipient; ``seed`` stays null
-    until the match is over; ``options`` never holds the seed."""
+    """The ``view`` of a state frame (``docs/protocol.md``, "state"). ``board``
+    is the engine's ``view(state, seat)`` for the recipient; ``seed`` stays
+    null until the match is over; ``options`` never holds the seed."""
 
     title: str
     seats: list[SeatView]

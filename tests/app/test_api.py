@@ -1,4 +1,4 @@
-"""The HTTP API and the pages (PROTOCOL.md, HTTP)."""
+"""The HTTP API and the pages (docs/protocol.md, "HTTP")."""
 
 from __future__ import annotations
 

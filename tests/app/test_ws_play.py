@@ -1,5 +1,5 @@
-"""Moves, versions, deals and matches over the websocket (PROTOCOL.md,
-"Versions and simultaneous moves" and "Hidden information")."""
+"""Moves, versions, deals and matches over the websocket (docs/protocol.md,
+"Versions, stale moves and simultaneous moves" and "Hidden information")."""
 
 from __future__ import annotations
 
