@@ -203,7 +203,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         if room is None:
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
-        return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id)})
+        return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id),
+                                           "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL})
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game_id: str) -> Response:

@@ -18,6 +18,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     Outcome,
@@ -146,9 +147,6 @@ def _reach(cells: tuple[str, ...], rays: tuple[tuple[int, ...], ...], suits: str
 class _GetStuckBase(Game[GetStuckState]):
     four = False
 
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return FOUR_SEATS if self.four else TWO_SEATS
-
     def deal(self, seed: int, options: Mapping[str, Any], starter: str) -> GetStuckState:
         """48 cards (Tens removed) shuffled by ``seed`` and dealt face up with
         the gap at ``d4``; ``starter`` moves first (ruling 1)."""
@@ -195,6 +193,14 @@ class _GetStuckBase(Game[GetStuckState]):
         return GetStuckState(
             tuple(cells), i, (state.turn + 1) % len(state.seats), ind, state.gap
         )
+
+    def move_structure(self, state: GetStuckState, seat: str, move: str) -> dict[str, JSON]:
+        """A card moved into the gap: ``{"kind": "move", "from": "c4", "to":
+        "d4"}`` (``from`` is the move itself, ``to`` the gap); or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "move", "from": move, "to": NAMES[state.gap]}
 
     def describe(self, state: GetStuckState, seat: str, move: str) -> str:
         if move == PASS:
@@ -353,6 +359,10 @@ class GetStuck(_GetStuckBase):
         "Get Stuck",
         (Option("deals", "Number of deals in the match: an even number from 2 to 20.",
                 2, minimum=2, maximum=20, even=True),),
+        seats=TWO_SEATS,
+        layout=Layout("grid", G.width, G.height),
+        board="get-stuck",
+        deal_noun="deal",
     )
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
@@ -369,7 +379,8 @@ class GetStuckFour(_GetStuckBase):
     """Get Stuck for Four: N (spades) and S (clubs) against E (hearts) and W
     (diamonds). RULINGS.md, Get Stuck for Four."""
 
-    info = GameInfo("get-stuck-4", "Get Stuck for Four")
+    info = GameInfo("get-stuck-4", "Get Stuck for Four", seats=FOUR_SEATS,
+                    layout=Layout("grid", G.width, G.height), board="get-stuck", deal_noun="deal")
     four = True
 
     def sides(self, options: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -56,6 +56,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Outcome,
     ScoreLine,
@@ -448,10 +449,9 @@ class RomeoAndJuliet(Game[RomeoState]):
     A match is one game (the default :meth:`Game.match_over`).
     """
 
-    info = GameInfo("romeo-and-juliet", "Romeo and Juliet")
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
+    info = GameInfo("romeo-and-juliet", "Romeo and Juliet", seats=SEATS,
+                    layout=Layout("grid", G.width, G.height), board="romeo-and-juliet",
+                    deal_noun="game")
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
         """Red moves first in every game (ruling 2)."""
@@ -519,6 +519,20 @@ class RomeoAndJuliet(Game[RomeoState]):
                      past, state.seen, (x, y, z),
                      state.cell_key + (CODE[cb] - CODE[ca]) * DIFF[a][b], state.bloom,
                      SWAP_TOKEN[a][b])
+
+    def move_structure(self, state: RomeoState, seat: str, move: str) -> dict[str, JSON]:
+        """A Romeo move ``{"kind": "move", "from": <the Romeo's square>, "to":
+        "e3"}``; a swap ``{"kind": "swap", "a": "b2", "b": "b5", "joker":
+        "b2"}`` (``a`` and ``b`` in the notation's order, ``joker`` the one of
+        them that holds the Joker); or ``{"kind": "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        pair = SWAP_MOVES.get(move)
+        if pair is None:
+            return {"move": move, "kind": "move", "from": NAMES[state.romeos[state.turn]], "to": move}
+        a, b = pair
+        joker = a if state.cells[a] in JOKERS else b
+        return {"move": move, "kind": "swap", "a": NAMES[a], "b": NAMES[b], "joker": NAMES[joker]}
 
     def describe(self, state: RomeoState, seat: str, move: str) -> str:
         """A sentence for ``move`` by ``seat`` on ``state`` (before it is

@@ -26,6 +26,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     Outcome,
@@ -183,10 +184,14 @@ class Stucco(Game[StuccoState]):
         "Stucco",
         (Option("target", "Points to win the match: a whole number from 1 to 1000.",
                 100, minimum=1, maximum=1000),),
+        seats=SEATS,
+        hidden_information=True,
+        simultaneous=True,
+        secret_moves=True,
+        layout=Layout("spread"),
+        board="stucco",
+        deal_noun="deal",
     )
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
 
     # ---- the match ----------------------------------------------------------------
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
@@ -270,6 +275,14 @@ class Stucco(Game[StuccoState]):
             return None
         return move
 
+    def move_structure(self, state: StuccoState, seat: str, move: str) -> dict[str, JSON]:
+        """A secret opening pick ``{"kind": "pick", "card": "QH"}``, a card
+        played to the spread ``{"kind": "play", "card": "QH"}``, or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "pick" if state.opening else "play", "card": move}
+
     def describe(self, state: StuccoState, seat: str, move: str) -> str:
         """A sentence about ``move``. A first pick is described without its
         card, so the sentence may be shown to everyone (ruling 2)."""
@@ -311,7 +324,7 @@ class Stucco(Game[StuccoState]):
             if s == winner:
                 run = state.run
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played × {run} in the last turn",
-                                 n * run)
+                                 n * run, ((n, "cards played"), (run, "in the last turn")))
             else:
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {_title(SEATS[winner])}"
                                  " played the last card", 0)

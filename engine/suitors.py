@@ -37,6 +37,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     OptionError,
@@ -447,6 +448,12 @@ class Suitors(Game[SuitorsState]):
                    " (two players, your Jumper is of your Jack's colour).",
                    "standard", kind="choice", choices=VARIANTS),
         ),
+        seats=JACKS,
+        players_option="players",
+        hidden_information=True,
+        layout=Layout("grid", BOARD_9X5.width, BOARD_9X5.height),
+        board="suitors",
+        deal_noun="game",
     )
 
     def check_options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -560,6 +567,23 @@ class Suitors(Game[SuitorsState]):
             "locked": locked, "regions": regions,
         })
         return new
+
+    def move_structure(self, state: SuitorsState, seat: str, move: str) -> dict[str, JSON]:
+        """A reveal ``{"kind": "reveal", "at": "c2"}``; a jump ``{"kind":
+        "jump", "from": "c3", "to": "e3", "jumped": ["d3", "e3"]}`` (the
+        Jumper's square, the square it lands on, and the squares of the cards
+        it jumps, nearest first: the last is where it lands); or ``{"kind":
+        "pass"}``."""
+        b = state.board
+        step = b.parse.get(move)
+        if step is None:
+            return {"move": move, "kind": "pass"}
+        names = b.names
+        line = step.line
+        if step.kind == _REVEAL:
+            return {"move": move, "kind": "reveal", "at": names[line[0]]}
+        return {"move": move, "kind": "jump", "from": names[line[0]], "to": names[line[-1]],
+                "jumped": [names[q] for q in line[1:]]}
 
     def describe(self, state: SuitorsState, seat: str, move: str) -> str:
         """A sentence about ``move``. A reveal names the card only when the move
