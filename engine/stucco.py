@@ -51,6 +51,8 @@ PASS_CODE = 32
 MOVE_CODE: dict[str, int] = {**CODE, PASS: PASS_CODE}
 """Every well-formed move: the 32 cards and ``pass``."""
 FULL_HAND = (1 << 32) - 1
+HAND_SIZE = 16
+"""Cards dealt to each seat: all 32, 16 each (ruling 1)."""
 
 
 def _followers(card: int) -> tuple[int, ...]:
@@ -168,10 +170,30 @@ class StuccoState:
         return n
 
 
+def colour(card: int) -> int:
+    """The colour of card int ``card``: 0 for black (spades, clubs), 1 for red
+    (hearts, diamonds)."""
+    return card >> 3 & 1
+
+
+def starter_by_colours(dealer: int, north: int, south: int) -> int:
+    """The seat index that opens the spread when the opening picks have the
+    colours ``north`` and ``south`` (0 black, 1 red) and ``dealer`` deals:
+    RULINGS.md, Stucco, rule 2: same colour, the non-dealer starts;
+    different colours, the dealer."""
+    return 1 - dealer if north == south else dealer
+
+
 def _colour_starter(dealer: int, a: int, b: int) -> int:
-    """Ruling 2: same colour, the non-dealer starts; different, the dealer."""
-    same = (a >> 3 & 1) == (b >> 3 & 1)
-    return 1 - dealer if same else dealer
+    """Ruling 2 for the picked cards ``a`` (north's) and ``b`` (south's)."""
+    return starter_by_colours(dealer, colour(a), colour(b))
+
+
+def spread_score(played: int, run: int) -> int:
+    """What the player of the last card scores: RULINGS.md, Stucco, rule 5,
+    the cards it played to the spread (opening card included) times the
+    cards of its final turn (``run``). The other player scores nothing."""
+    return played * run
 
 
 class Stucco(Game[StuccoState]):
@@ -283,7 +305,7 @@ class Stucco(Game[StuccoState]):
                 return f"{_title(seat)} picks a card"
             picks = (code, other) if s == 0 else (other, code)
             starter = _colour_starter(state.dealer, *picks)
-            same = (picks[0] >> 3 & 1) == (picks[1] >> 3 & 1)
+            same = colour(picks[0]) == colour(picks[1])
             rule = ("the same colour, so the non-dealer" if same
                     else "different colours, so the dealer")
             back = 1 - starter
@@ -311,7 +333,7 @@ class Stucco(Game[StuccoState]):
             if s == winner:
                 run = state.run
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played × {run} in the last turn",
-                                 n * run)
+                                 spread_score(n, run))
             else:
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {_title(SEATS[winner])}"
                                  " played the last card", 0)
