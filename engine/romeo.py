@@ -48,7 +48,6 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from engine.base import (
@@ -71,6 +70,7 @@ from engine.cards import (
     pretty,
     shuffled,
 )
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 G = GRID_7X7
@@ -389,7 +389,7 @@ class RomeoState:
                 out += swaps
         return tuple(out) if out else (PASS,)
 
-    moves = cached_property(_legal)
+    moves = cached(_legal)
     """The mover's legal actions, worked out once (see ``_legal``)."""
 
 _new_state = object.__new__
@@ -437,7 +437,7 @@ def _make(
         joker_mask=BIT[jokers[0]] | BIT[jokers[1]] | BIT[jokers[2]],
     )
     # Every state that is played on needs its legal moves (apply checks them),
-    # so work them out now, past the cached_property's lock.
+    # so work them out now.
     fields["moves"] = state._legal()
     return state
 

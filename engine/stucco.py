@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -33,6 +32,7 @@ from engine.base import (
     SideScore,
 )
 from engine.cards import derive_seed, pretty, shuffled
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 SEATS = ("north", "south")
@@ -123,7 +123,7 @@ class StuccoState:
         """True while the seats are still picking (ruling 2)."""
         return not self.spread
 
-    @cached_property
+    @cached
     def moves(self) -> tuple[str, ...]:
         """The legal moves of the seat on turn once the spread is open: the
         cards of its hand that follow the last card; else ``pass`` if the

@@ -30,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 from engine.base import (
     JSON,
@@ -45,6 +45,7 @@ from engine.base import (
     SideScore,
 )
 from engine.cards import FULL_DECK, Grid, colour, is_card, is_red, pretty, shuffled
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 JACKS = ("JS", "JH", "JC", "JD")
@@ -230,37 +231,6 @@ class Region:
     reveals: tuple[str, ...]
 
 
-_T = TypeVar("_T")
-
-
-class _cached(Generic[_T]):
-    """Like :func:`functools.cached_property` (computed once, then kept in the
-    instance's ``__dict__``), without the lock Python 3.11 takes on every
-    first access, which costs about as much as a whole Suitors move. Two
-    threads racing compute the same value twice: every value here is a pure
-    function of the state."""
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> _cached[_T]: ...
-
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
-
-    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _cached[_T]:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.func(instance)
-        return value
-
-
 # ---- the state --------------------------------------------------------------------------
 
 
@@ -307,17 +277,17 @@ class SuitorsState:
         cells = " ".join(UNKNOWN if c.islower() else c for c in self.cells)
         return f"SuitorsState({head}; cells: {cells})"
 
-    @_cached
+    @cached
     def board(self) -> Board:
         """The layout tables of this variant."""
         return BOARDS[self.variant]
 
-    @_cached
+    @cached
     def mover(self) -> str:
         """The seat whose turn it is (still set once the game is over)."""
         return self.seats[self.turn]
 
-    @_cached
+    @cached
     def winner(self) -> str | None:
         """The seat whose Jack ended its own jump orthogonally next to the
         Queen (ruling 5), else ``None``."""
@@ -329,7 +299,7 @@ class SuitorsState:
             return self.last_seat
         return None
 
-    @_cached
+    @cached
     def over(self) -> bool:
         """True once a Jack reached the Queen, every player passed in a row, or
         1,000 turns were played (ruling 5)."""
@@ -339,7 +309,7 @@ class SuitorsState:
             or self.turns >= MAX_TURNS
         )
 
-    @_cached
+    @cached
     def locked(self) -> frozenset[int]:
         """Squares of the cards the mover may not use as Jumper: they were
         Jumper or jumped during another player's turn since the mover's last
@@ -355,7 +325,7 @@ class SuitorsState:
         since = self.turns - k  # seat's last turn number (negative: none yet)
         return sorted(sq for sq, t in self.moved if t > since)
 
-    @_cached
+    @cached
     def regions(self) -> list[Region]:
         """The connected regions found so far: a cache that depends only on
         which squares are face up. A jump or a pass hands it on unchanged
@@ -397,7 +367,7 @@ class SuitorsState:
         cards ``seat`` may turn up (ruling 4)."""
         return self.region_at(self.cells.index(seat))
 
-    @_cached
+    @cached
     def moves(self) -> tuple[str, ...]:
         """The mover's legal moves (ruling 4): its reveals by square, then its
         jumps by Jumper square (in square order) and direction (north, east,
