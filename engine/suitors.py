@@ -27,6 +27,7 @@ the engine only through :meth:`Suitors.view`, which shows them as ``??``.
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -169,6 +170,15 @@ DECKS: dict[str, tuple[str, ...]] = {
 }
 """The cards shuffled and dealt face down (and set aside) in each variant."""
 
+FACE_DOWN: dict[str, str] = {c: sys.intern(c.lower()) for c in _DECK_47}
+"""A card → its face-down token (one string object shared by all states)."""
+FACE_UP: dict[str, str] = {down: c for c, down in FACE_DOWN.items()}
+"""A face-down token → the card turned up (the deck's own string)."""
+_SORTED_DECK = {v: tuple(sorted(d)) for v, d in DECKS.items()}
+_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "moves")
+"""Derived data of a state that depends only on what every seat sees (the
+face-up cards, the locks, the turn): a determinized state shares it."""
+
 COLOURS_SEATS = ("JS", "JH")
 COLOURS_CORNERS = {"JS": 0, "JH": 2}
 """Colours variant: J♠ at ``a1`` against J♥ at the opposite corner."""
@@ -220,15 +230,29 @@ BEATS: dict[tuple[str, str], dict[str, frozenset[str]]] = {
 
 @dataclass(frozen=True)
 class Region:
-    """A connected region (ruling 3): ``squares`` (sorted) and ``members`` hold
-    its face-up squares; ``revealable`` (sorted) and ``down`` the face-down
-    squares next to it, ``reveals`` the moves turning them up."""
+    """A connected region (ruling 3): ``squares`` (sorted) holds its face-up
+    squares and ``members`` the same as bits (bit ``i`` for square ``i``);
+    ``revealable`` (sorted) and ``down`` (bits) the face-down squares next to
+    it, ``reveals`` the moves turning them up. Bits rather than sets, so that
+    a state's regions hold no containers of their own."""
 
     squares: tuple[int, ...]
-    members: frozenset[int]
+    members: int
     revealable: tuple[int, ...]
-    down: frozenset[int]
+    down: int
     reveals: tuple[str, ...]
+
+    def __contains__(self, square: int) -> bool:
+        """True if ``square`` is one of the region's face-up squares."""
+        return bool(self.members >> square & 1)
+
+
+def _bits(squares: list[int]) -> int:
+    """The squares as bits (bit ``i`` for square ``i``)."""
+    out = 0
+    for sq in squares:
+        out |= 1 << sq
+    return out
 
 
 # ---- the state --------------------------------------------------------------------------
@@ -339,7 +363,7 @@ class SuitorsState:
         by orthogonal paths of face-up squares (ruling 3), with the face-down
         squares next to it."""
         for r in self.regions:
-            if start in r.members:
+            if r.members >> start & 1:
                 return r
         cells = self.cells
         nbrs = self.board.nbrs
@@ -356,7 +380,7 @@ class SuitorsState:
                         found.append(nb)
         down.sort()
         names = self.board.reveal_name
-        r = Region(tuple(sorted(found)), frozenset(found), tuple(down), frozenset(down),
+        r = Region(tuple(sorted(found)), _bits(found), tuple(down), _bits(down),
                    tuple(names[sq] for sq in down))
         self.regions.append(r)
         return r
@@ -443,7 +467,7 @@ class Suitors(Game[SuitorsState]):
         deck = shuffled(DECKS[variant], seed)
         free = b.size - len(fixed)
         it = iter(deck[:free])
-        cells = tuple(fixed[i] if i in fixed else next(it).lower() for i in range(b.size))
+        cells = tuple(fixed[i] if i in fixed else FACE_DOWN[next(it)] for i in range(b.size))
         return SuitorsState(variant, seats, cells, tuple(deck[free:]), seats.index(starter))
 
     def to_move(self, state: SuitorsState) -> tuple[str, ...]:
@@ -490,9 +514,9 @@ class Suitors(Game[SuitorsState]):
             else:
                 sq = step.line[0]
                 listed = list(state.cells)
-                listed[sq] = listed[sq].upper()
+                listed[sq] = FACE_UP[listed[sq]]
                 cells = tuple(listed)
-                regions = [r for r in regions if sq not in r.down]
+                regions = [r for r in regions if not r.down >> sq & 1]
                 passes = 0
                 over = turns >= MAX_TURNS
         else:
@@ -698,15 +722,31 @@ class Suitors(Game[SuitorsState]):
         seen (the variant's cards minus every face-up card; the hidden cards
         themselves are never read) shuffled by ``rng`` onto the face-down
         squares, row by row, and the rest set aside."""
-        unseen = Counter(DECKS[state.variant])
-        unseen.subtract(c for c in state.cells if not c.islower())
-        pool = sorted(unseen.elements())
+        variant = state.variant
+        if variant == "big":  # two decks: count the cards
+            unseen = Counter(DECKS[variant])
+            unseen.subtract(c for c in state.cells if not c.islower())
+            pool = sorted(unseen.elements())
+        else:  # each card once; face-down tokens are lower case, never a card
+            up = set(state.cells)
+            pool = [c for c in _SORTED_DECK[variant] if c not in up]
         rng.shuffle(pool)
         it = iter(pool)
-        cells = tuple(next(it).lower() if c.islower() else c for c in state.cells)
-        rest = tuple(it)
-        return SuitorsState(state.variant, state.seats, cells, rest, state.turn, state.turns,
-                            state.passes, state.moved, state.last_seat, state.last_move)
+        cells = tuple(FACE_DOWN[next(it)] if c.islower() else c for c in state.cells)
+        # Built like apply builds states, sharing the derived data that only
+        # depends on what every seat sees (computed once, not per world).
+        new: SuitorsState = object.__new__(SuitorsState)
+        fields = new.__dict__
+        fields.update({
+            "variant": variant, "seats": state.seats, "cells": cells, "aside": tuple(it),
+            "turn": state.turn, "turns": state.turns, "passes": state.passes,
+            "moved": state.moved, "last_seat": state.last_seat, "last_move": state.last_move,
+        })
+        known = state.__dict__
+        for name in _PUBLIC_DERIVED:
+            if name in known:
+                fields[name] = known[name]
+        return new
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -796,7 +836,7 @@ def _why_illegal(state: SuitorsState, move: str) -> str:
     cells = state.cells
     seat = state.mover
     step = b.parse.get(move)
-    region = state.region(seat).members
+    region = state.region(seat)
     if step is not None and step.kind == _REVEAL:
         sq = step.line[0]
         if not cells[sq].islower():
