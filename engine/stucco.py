@@ -184,6 +184,21 @@ def starter_by_colours(dealer: int, north: int, south: int) -> int:
     return 1 - dealer if north == south else dealer
 
 
+_new_state = object.__new__
+
+
+def _state(
+    hands: tuple[int, int], spread: tuple[int, ...], dealer: int, picks: tuple[int, int],
+    turn: int, passed: bool,
+) -> StuccoState:
+    """A :class:`StuccoState` built without the frozen dataclass ``__init__``
+    (several times slower); the fields are exactly its fields."""
+    state = _new_state(StuccoState)
+    state.__dict__.update(hands=hands, spread=spread, dealer=dealer, picks=picks, turn=turn,
+                          passed=passed)
+    return state
+
+
 def _colour_starter(dealer: int, a: int, b: int) -> int:
     """Ruling 2 for the picked cards ``a`` (north's) and ``b`` (south's)."""
     return starter_by_colours(dealer, colour(a), colour(b))
@@ -280,10 +295,10 @@ class Stucco(Game[StuccoState]):
         if move not in moves:
             raise IllegalMove(_why_illegal(state, code))
         if code == PASS_CODE:
-            return StuccoState(state.hands, state.spread, state.dealer, state.picks, 1 - s, True)
+            return _state(state.hands, state.spread, state.dealer, state.picks, 1 - s, True)
         hands = (state.hands[0] ^ (1 << code), state.hands[1]) if s == 0 else (
             state.hands[0], state.hands[1] ^ (1 << code))
-        return StuccoState(hands, (*state.spread, code | s << 5), state.dealer, state.picks, 1 - s)
+        return _state(hands, (*state.spread, code | s << 5), state.dealer, state.picks, 1 - s, False)
 
     def public_move(self, state: StuccoState, seat: str, move: str, viewer: str | None) -> str | None:
         """A pick stays secret from the opponent and spectators until both

@@ -501,8 +501,11 @@ class Suitors(Game[SuitorsState]):
         turn = (state.turn + 1) % n
         moved = state.moved
         if moved:  # keep the entries of the last n - 1 turns
-            oldest = turns - (n - 1)
-            moved = tuple([e for e in moved if e[1] >= oldest])
+            if n == 2:  # one turn: the one now played, so none of the old
+                moved = ()
+            else:
+                oldest = turns - (n - 1)
+                moved = tuple([e for e in moved if e[1] >= oldest])
         regions = state.regions
         winner = None
         if step is None or step.kind == _REVEAL:
