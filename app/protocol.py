@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
+
+from engine.base import Game
+from engine.bots import LEVELS
 
 MAX_FRAME_BYTES = 64 * 1024
 """The largest client frame accepted, in bytes (UTF-8 for text frames)."""
@@ -27,9 +31,8 @@ RATE_SECONDS = 10.0
 NAME_MAX = 32
 """The longest player name, in characters, after cleaning."""
 
-BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "strong")
-"""The levels of computer players, weakest first (the same as
-``engine.bots.LEVELS``, which a test checks)."""
+BOT_LEVELS: tuple[str, ...] = LEVELS
+"""The levels of computer players, weakest first: ``engine.bots.LEVELS``."""
 
 DEFAULT_LEVEL = "medium"
 """The level of a computer player when ``add_bot`` (or room creation) names none."""
@@ -391,19 +394,31 @@ class SideView(_ServerModel):
 class LogEntry(_ServerModel):
     """A move of this deal: its seat, the move in notation (``None`` while the
     game keeps it secret from the recipient, as a Stucco pick before both
-    have picked), and a sentence that anyone may read."""
+    have picked), and a sentence that anyone may read. The sentence is sent
+    once per connection: a state leaves it out of the entries that an
+    earlier state sent to this connection carried (``docs/protocol.md``)."""
 
     seat: str
     move: str | None
-    text: str
+    text: str | None = Field(default=None, exclude_if=_absent)
+
+
+class FactorView(_ServerModel):
+    """One factor of a score line whose points are a product: its ``value``
+    and what it counts (``label``)."""
+
+    value: int
+    label: str
 
 
 class ScoreLineView(_ServerModel):
-    """One line of a score breakdown (``engine.base.ScoreLine``)."""
+    """One line of a score breakdown (``engine.base.ScoreLine.to_json``);
+    ``factors`` only where the points are a product of them."""
 
     label: str
     detail: str
     points: int
+    factors: list[FactorView] | None = Field(default=None, exclude_if=_absent)
 
 
 class SideScoreView(_ServerModel):
@@ -460,9 +475,9 @@ class ChatView(_ServerModel):
 
 
 class RoomView(_ServerModel):
-    """The ``view`` of a state frame (``/work/notes/frames.md``). ``board`` is
-    the engine's ``view(state, seat)`` for the recipient; ``seed`` stays null
-    until the match is over; ``options`` never holds the seed."""
+    """The ``view`` of a state frame (``docs/protocol.md``, "state"). ``board``
+    is the engine's ``view(state, seat)`` for the recipient; ``seed`` stays
+    null until the match is over; ``options`` never holds the seed."""
 
     title: str
     seats: list[SeatView]
@@ -476,15 +491,39 @@ class RoomView(_ServerModel):
     match_winners: list[str]
     seed: int | None
     board: Any
-    deals: int | None = None
-    ready: ReadyView | None = None
-    spectators: SpectatorsView = SpectatorsView(count=0, names=[])
-    chat: ChatView = ChatView(spectators="off")
-    room_options: dict[str, bool] = Field(default_factory=dict)
+    deals: int | None
+    ready: ReadyView | None
+    spectators: SpectatorsView
+    chat: ChatView
+    room_options: dict[str, bool]
+
+
+class MoveView(_ServerModel):
+    """One of the recipient's legal moves as data (``docs/protocol.md``, "Move
+    structures"): ``move``, its notation (as in ``legal_moves``), ``kind``,
+    and the squares or cards of that kind, kept as the engine gives them
+    (``engine.base.Game.move_structure``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    move: str
+    kind: str
+
+
+def move_views(game: Game, state: Any, seat: str | None, legal_moves: Sequence[str]) -> list[MoveView]:
+    """The structure of each of ``legal_moves`` (the moves of ``seat`` on
+    ``state`` that a state frame lists), in the same order, for
+    ``StateFrame.moves``: ``Game.move_structures``, or ``[]`` for a
+    spectator or a seat with no legal move."""
+    if seat is None or not legal_moves:
+        return []
+    return [MoveView.model_validate(st) for st in game.move_structures(state, seat, legal_moves)]
 
 
 class StateFrame(_ServerModel):
-    """The room as one connection sees it."""
+    """The room as one connection sees it. ``moves`` holds the structure of
+    each of ``legal_moves``, in the same order (:func:`move_views`);
+    ``legal_moves`` stays for clients that read the notation."""
 
     type: Literal["state"] = "state"
     version: int
@@ -494,6 +533,7 @@ class StateFrame(_ServerModel):
     phase: Phase
     to_move: list[str]
     legal_moves: list[str]
+    moves: list[MoveView] = Field(default_factory=list)
     view: RoomView
 
 
