@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
@@ -204,7 +205,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
         return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id),
-                                           "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL})
+                                           "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL,
+                                           "server_time": round(time.time(), 3)})
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game_id: str) -> Response:

@@ -18,5 +18,19 @@ export function svg(tag, attrs = {}) {
   return e;
 }
 
+/** True on a touch screen without hover (a phone or a tablet): hints say
+ * "tap", and never "Esc". */
+export function touchScreen() { return window.matchMedia("(hover: none) and (pointer: coarse)").matches; }
+
+/** "click", or "tap" on a touch screen (`capital`: "Click", "Tap"), for hints. */
+export function clickWord(capital = false) {
+  const word = touchScreen() ? "tap" : "click";
+  return capital ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+}
+
+/** How a choice is cancelled, as a sentence: "Esc or a click elsewhere
+ * cancels.", or "Tap elsewhere to cancel." on a touch screen. */
+export function cancelHint() { return touchScreen() ? "Tap elsewhere to cancel." : "Esc or a click elsewhere cancels."; }
+
 /** True when the user asks for reduced motion: skip the animations. */
 export function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }

@@ -4,7 +4,13 @@
 // draws the view it is sent, highlights the legal moves and reports clicks.
 // What the game is (its board module, what it calls a deal) and the computer
 // levels come with the page, from the game's declared metadata
-// (GET /api/games, docs/protocol.md).
+// (GET /api/games, docs/protocol.md). Around the board: "your turn" alerts
+// (alerts.js), the chat (chat.js), the seat link for another device
+// (seatlink.js), who is here and who is ready between deals.
+
+import { turnAlerts } from "/static/js/alerts.js";
+import { chatPanel } from "/static/js/chat.js";
+import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
@@ -17,12 +23,23 @@ const LEVELS = root.dataset.levels.split(" ");
 const DEFAULT_LEVEL = root.dataset.defaultLevel;
 // "Play against the computer" opens /r/<room>?sit=<seat>: take that seat.
 let sitAt = new URLSearchParams(location.search).get("sit");
+// A seat link (#seat=<token>) hands this page a seat: keep the token, and
+// take it out of the address bar at once.
+const linkedToken = tokenFromAddress();
+if (linkedToken) {
+  localStorage.setItem(TOKEN_KEY, linkedToken);
+  history.replaceState(null, "", addressWithoutToken());
+}
+// The server's clock (Unix seconds) as this page sees it, for "away 12 s".
+const CLOCK_OFFSET = Number(root.dataset.serverTime || 0) * 1000 - Date.now();
+function serverNow() { return (Date.now() + (root.dataset.serverTime ? CLOCK_OFFSET : 0)) / 1000; }
 
 const $ = (sel) => root.querySelector(sel);
 const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
   result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
+  watchers: $("#watchers"), dealCount: $("#deal-count"), seatLink: $("#seat-link-btn"),
 };
 
 let renderer = null;
@@ -34,6 +51,7 @@ let reconnectTimer = null;
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
 let pendingSend = [];
 let levelBox = null;    // the computer level choice under the seats, built once
+let watchSent = false;  // this connection has told the server our name as a spectator
 
 // ---------------------------------------------------------------- helpers
 function el(tag, attrs = {}, ...children) {
@@ -90,6 +108,8 @@ function connect() {
   ws = sock;
   sock.onopen = () => {
     attempt = 0;
+    watchSent = false;
+    chat.reset();  // the server sends the last messages again
     setConn("open", "Connected");
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
@@ -173,10 +193,18 @@ const FRAME_HANDLERS = {
     prev = state;
     state = f;
     render();
+    tellName();
+  },
+  chat(f) { chat.add(f); },
+  spectators(f) {
+    if (!state) return;
+    state.view.spectators = { count: f.count, names: f.names };
+    renderWatchers();
   },
   joined(f) {
     localStorage.setItem(TOKEN_KEY, f.token);
     replaced = false;
+    seatDialog.refresh();
     // Seated: drop the "type your name" hint and bring the banner (whose turn,
     // what to do) back into view, which matters on a phone.
     els.toasts.replaceChildren();
@@ -217,6 +245,15 @@ const ERROR_HANDLERS = {
   },
 };
 
+/** A spectator shows under the name this browser remembers (docs/protocol.md, "watch"). */
+function tellName() {
+  if (watchSent || state.you || (localStorage.getItem(TOKEN_KEY) && !replaced)) return;
+  const name = (localStorage.getItem(NAME_KEY) || "").trim();
+  if (!name) return;
+  watchSent = true;
+  send({ type: "watch", name });
+}
+
 // ---------------------------------------------------------------- rendering
 function render() {
   if (!renderer) return;
@@ -224,12 +261,25 @@ function render() {
   renderer.render(els.board, state, { play, prev, extra: els.extra });
   renderResult();
   renderSeats();
+  renderWatchers();
   renderLog();
   els.logTitle.textContent = `Moves this ${noun()}`;
   renderScores();
+  renderDealCount();
+  chat.update(state);
+  alerts.update(state.phase === "playing" && state.legal_moves.length > 0, bannerLine());
   root.dataset.phase = state.phase;
   root.dataset.version = state.version;
   sitIfAsked();
+}
+
+function bannerLine() { return els.banner.querySelector("#banner-text")?.textContent || ""; }
+
+/** "Deal 2 of 4" next to the title, in games with a fixed number of deals. */
+function renderDealCount() {
+  const { deal, deals } = state.view;
+  els.dealCount.hidden = !(deals > 1);
+  els.dealCount.textContent = deals > 1 ? `${Noun()} ${deal} of ${deals}` : "";
 }
 
 // Take the seat named by ?sit= once: at once with the remembered name, else
@@ -269,12 +319,18 @@ function renderBanner() {
       text = state.to_move.map(who).join(" and ") + (state.to_move.length > 1 ? " to move." : " to move.");
     }
     if (renderer.hint) sub = renderer.hint(state) || "";
+    if (forcedPass()) {
+      b.classList.add("forced-pass");
+      sub = "You have no move but a pass: the table passes for you in a moment.";
+    }
   } else if (state.phase === "deal_over") {
     b.classList.add("over");
     text = `${Noun()} ${v.deal} is over. ${v.outcome ? sentence(v.outcome.reason) : ""}`;
+    sub = readyLine();
   } else if (state.phase === "match_over") {
     b.classList.add("over");
     text = `The match is over. ${matchResultText()}`;
+    sub = readyLine();
   }
   if (!state.you && state.phase !== "waiting") sub = sub ? `You are watching. ${sub}` : "You are watching.";
   b.append(el("span", { id: "banner-text" }, text));
@@ -283,7 +339,24 @@ function renderBanner() {
   if (acts.childElementCount) b.append(acts);
 }
 
-/** Pass, Next deal and Rematch live in the banner, so they are always in view. */
+/** The server will pass for this page's seat: a pass is its only move (docs/protocol.md, "Forced passes"). */
+function forcedPass() {
+  return state.view.room_options.auto_pass && state.moves.length === 1 && state.moves[0].kind === "pass";
+}
+
+/** "2 of 4 ready · waiting for Bob (East)", between deals. */
+function readyLine() {
+  const r = state.view.ready;
+  if (!r) return "";
+  const held = r.ready.length + r.missing.length + r.away.length;
+  const names = (seats) => seats.map((s) => (s === state.you ? "you" : who(s))).join(", ");
+  let line = `${r.ready.length} of ${held} ready`;
+  if (r.missing.length) line += ` · waiting for ${names(r.missing)}`;
+  if (r.away.length) line += ` · not waiting for ${names(r.away)} (away)`;
+  return `${line}.`;
+}
+
+/** Pass and Ready live in the banner, so they are always in view. */
 function bannerActions() {
   const box = el("span", { class: "banner-actions" });
   const pass = state.moves.find((m) => m.kind === "pass");
@@ -291,12 +364,14 @@ function bannerActions() {
     box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play(pass.move) },
       renderer.passLabel ? renderer.passLabel(state) : "Pass"));
   }
-  if (state.phase === "match_over" && state.you) {
-    box.append(el("button", { class: "btn primary", type: "button", id: "rematch-btn",
-      onclick: () => send({ type: "rematch", version: state.version }) }, "Rematch"));
-  } else if (state.phase === "deal_over" && state.you) {
-    box.append(el("button", { class: "btn primary", type: "button", id: "next-deal-btn",
-      onclick: () => send({ type: "next_deal", version: state.version }) }, `Next ${noun()}`));
+  const r = state.view.ready;
+  if (r && state.you) {
+    const over = state.phase === "match_over";
+    const ready = r.ready.includes(state.you);
+    const label = ready ? "Ready ✓" : over ? "Ready for a rematch" : `Ready for ${noun()} ${state.view.deal + 1}`;
+    box.append(el("button", { class: "btn primary", type: "button", id: over ? "rematch-btn" : "next-deal-btn",
+      "data-ready": ready ? "yes" : "no", disabled: ready,
+      onclick: () => send({ type: "ready", version: state.version }) }, label));
   }
   return box;
 }
@@ -355,8 +430,11 @@ function renderSeats() {
     row.append(el("span", { class: `dot${s.connected ? " on" : ""}`, title: s.connected ? "connected" : "not connected" }));
     let name = s.name || "free seat";
     if (s.kind === "computer" && s.stand_in_for) name = `${s.name}, playing for ${s.stand_in_for}`;
-    row.append(el("span", { class: "grow" }, el("span", { class: "seat-name" }, name), " ",
-      el("span", { class: "seat-label" }, seatLabel(s.seat))));
+    const named = el("span", { class: "grow" }, el("span", { class: "seat-name" }, name), " ",
+      el("span", { class: "seat-label" }, seatLabel(s.seat)));
+    const status = presence(s);
+    if (status) named.append(" ", status);
+    row.append(named);
     if (renderer.seatExtra) {
       const x = renderer.seatExtra(s.seat, state);
       if (x) row.append(x);
@@ -380,6 +458,46 @@ function renderSeats() {
   els.joinbox.hidden = !!state.you || !free;
   const reclaim = $("#reclaim");
   reclaim.hidden = !(replaced && localStorage.getItem(TOKEN_KEY) && !state.you);
+  els.seatLink.hidden = !state.you;
+  if (!state.you) seatDialog.close();
+}
+
+/** A seat's presence beside its name: "away 12 s" (counted here from the
+ * server's `away_since`), "Ann left" on a seat given up, or nothing. */
+function presence(s) {
+  if (s.left && !s.name) return el("span", { class: "presence left" }, `${s.left} left`);
+  if (s.kind === "human" && !s.connected && s.away_since) {
+    const e = el("span", { class: "presence away", "data-since": s.away_since });
+    e.textContent = awayText(s.away_since);
+    return e;
+  }
+  return null;
+}
+
+function awayText(since) {
+  const secs = Math.max(0, Math.floor(serverNow() - since));
+  if (secs < 60) return `away ${secs} s`;
+  if (secs < 3600) return `away ${Math.floor(secs / 60)} min`;
+  return `away ${Math.floor(secs / 3600)} h`;
+}
+
+// The away times count on their own, between states.
+setInterval(() => {
+  for (const e of els.seats.querySelectorAll(".presence.away")) e.textContent = awayText(Number(e.dataset.since));
+}, 1000);
+
+/** "3 watching: Zoe, Max" under the seats. */
+function renderWatchers() {
+  const { count, names } = state.view.spectators;
+  const others = state.you ? count : Math.max(0, count - 1);
+  let text = "";
+  if (count) {
+    text = `${count} watching`;
+    if (names.length) text += `: ${names.join(", ")}${names.length < count ? ` and ${count - names.length} more` : ""}`;
+    if (!state.you) text += others ? " (you among them)" : " (you)";
+  }
+  els.watchers.textContent = text;
+  els.watchers.hidden = !text;
 }
 
 // For a seated player: "Add computer player" on a free seat, "Remove" on a
@@ -454,10 +572,9 @@ function renderScores() {
   table.append(body);
   table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))))));
   els.scores.replaceChildren(table);
-  const opts = v.options || {};
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
-  else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${opts.deals}`));
+  else if (v.deals > 1) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${v.deals}`));
 }
 
 // ---------------------------------------------------------------- page wiring
@@ -486,6 +603,16 @@ els.copy.addEventListener("click", async () => {
   }
   setTimeout(() => { els.copy.textContent = "Copy link"; }, 2000);
 });
+
+// ---------------------------------------------------------------- around the board
+const alerts = turnAlerts({ title: $("h1").textContent.trim(), sound: $("#sound-btn"), notify: $("#notify-btn") });
+const chat = chatPanel({ box: $("#chat"), send, who: (seat, name) => `${name || "?"} (${seatLabel(seat)})` });
+const seatDialog = seatLinkDialog({
+  dialog: $("#seat-link"), room: ROOM,
+  token: () => (state && state.you ? localStorage.getItem(TOKEN_KEY) : null),
+  renew: () => send({ type: "new_token" }),
+});
+els.seatLink.addEventListener("click", () => seatDialog.open());
 
 import(`/static/js/games/${BOARD}.js`).then((mod) => {
   renderer = mod;

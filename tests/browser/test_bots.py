@@ -56,11 +56,11 @@ def test_one_person_and_three_computers_play_a_whole_deal(server: str, browser: 
     page.on("pageerror", lambda e: errors.append(str(e)))
     sit(page, url, "Ann", "N")
     expect(page.locator("#bot-level")).to_be_visible()
-    for seat, level in (("E", "easy"), ("S", "strong"), ("W", "medium")):
+    for seat, level, name in (("E", "easy", "Alan"), ("S", "strong", "Grace"), ("W", "medium", "Kurt")):
         page.select_option("#bot-level", level)
         page.click(f'button[data-add-bot="{seat}"]')
         row = page.locator(f'.seat-row.computer[data-seat="{seat}"]')
-        expect(row).to_contain_text(f"Computer ({level})")
+        expect(row.locator(".seat-name")).to_have_text(f"{name} ({level})")
     expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
     expect(page.locator("[data-add-bot]")).to_have_count(0)
     expect(page.locator("#bot-level")).to_be_hidden()
@@ -83,8 +83,9 @@ def test_one_person_and_three_computers_play_a_whole_deal(server: str, browser: 
     page.select_option("#bot-level", "easy")
     page.click('button[data-add-bot="W"]')
     wait_version(page, v + 2)
-    expect(page.locator('.seat-row[data-seat="W"]')).to_contain_text("Computer (easy)")
-    # People start the next deal: the computers wait for the button.
+    expect(page.locator('.seat-row[data-seat="W"] .seat-name')).to_have_text("Kurt (easy)")
+    # People start the next deal: the computers are ready at once, and wait for Ann.
+    expect(page.locator("#banner")).to_contain_text("3 of 4 ready · waiting for you.")
     page.click("#next-deal-btn")
     wait_version(page, v + 3)
     expect(page.locator("#banner")).not_to_contain_text("Deal 1 is over")
@@ -106,7 +107,7 @@ def test_play_against_the_computer_from_the_home_page(server: str, browser: Brow
     page.fill("#name", "Solo")
     page.click("#join-any")
     expect(page.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
-    expect(page.locator('.seat-row[data-seat="black"]')).to_contain_text("Computer (strong)")
+    expect(page.locator('.seat-row[data-seat="black"] .seat-name')).to_have_text("Alan (strong)")
     expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
     assert "sit=" not in page.url
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -140,7 +141,7 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     ann.screenshot(path=str(artifacts / "bots-hand-over.png"))
     button.click()
     row = ann.locator('.seat-row[data-seat="black"]')
-    expect(row).to_contain_text("Computer (easy), playing for Bob")
+    expect(row.locator(".seat-name")).to_have_text("Alan (easy), playing for Bob")
     expect(button).to_have_count(0)
     # The computer plays black's turns: Ann's moves are answered.
     play_turns(ann, random.Random(1), 4)

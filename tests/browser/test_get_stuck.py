@@ -1,5 +1,7 @@
 """Get Stuck in real browsers: four players share a room link and play a whole
-deal by clicking highlighted cards; a reload mid-deal keeps the seat."""
+deal by clicking highlighted cards (the server passes for a player who has
+no other move); a reload mid-deal keeps the seat; the result stays on every
+screen until all four are ready."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
 
     rng = random.Random(3)
     moves = 0
+    forced = 0
     reloaded = False
     while True:
         v = max(version(p) for p in pages.values())
@@ -47,7 +50,8 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         if targets.count():
             targets.nth(rng.randrange(targets.count())).click()
         else:
-            page.click("#pass-btn")
+            # Stuck: a pass is the only move, and the server plays it after a pause.
+            forced += 1
         moves += 1
         for p in pages.values():
             wait_version(p, v + 1)
@@ -61,6 +65,11 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         assert moves < 400
 
     assert reloaded
+    # Nobody clicked Pass: every pass of the deal was played by the server.
+    assert forced > 0, "this deal (seed 7) has stuck players"
+    passes = pages["W"].locator("#log li", has_text="is stuck and turns the indicator face down")
+    by_server = pages["W"].locator("#log li", has_text="(played by the server: no other move)")
+    assert passes.count() == by_server.count() >= forced
     for page in pages.values():
         expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
         expect(page.locator("#result")).to_be_visible()
@@ -70,12 +79,26 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     assert len(set(totals.values())) == 1, totals
     pages["N"].screenshot(path=str(artifacts / "get-stuck-4-deal-over.png"), full_page=True)
 
-    # "Next deal" starts deal 2, opened by East.
+    # The result stays on every screen until all four are ready; then deal 2,
+    # opened by East.
     v = version(pages["S"])
-    pages["S"].click("#next-deal-btn")
+    for n, seat in enumerate(("S", "W", "N"), start=1):
+        pages[seat].click("#next-deal-btn")
+        for p in pages.values():
+            expect(p.locator("#banner")).to_contain_text(f"{n} of 4 ready")
+            expect(p.locator("#result")).to_be_visible()
+            expect(p.locator("#room")).to_have_attribute("data-phase", "deal_over")
+        expect(pages[seat].locator("#next-deal-btn")).to_have_text("Ready ✓")
+        expect(pages[seat].locator("#next-deal-btn")).to_be_disabled()
+    expect(pages["E"].locator("#banner")).to_contain_text("waiting for you")
+    expect(pages["N"].locator("#banner")).to_contain_text("waiting for Ben (East")
+    pages["N"].screenshot(path=str(artifacts / "get-stuck-4-ready-3-of-4.png"))
+    assert version(pages["N"]) == v
+    pages["E"].click("#next-deal-btn")
     for p in pages.values():
         wait_version(p, v + 1)
         expect(p.locator("#room")).to_have_attribute("data-phase", "playing")
+        expect(p.locator("#deal-count")).to_have_text("Deal 2 of 4")
     assert pages["E"].locator(".cell.playable, #pass-btn").count() > 0
     for ctx in contexts:
         ctx.close()

@@ -12,7 +12,7 @@
 // at the opposite one where it wraps.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { el, reduceMotion, svg } from "../dom.js";
+import { cancelHint, clickWord, el, reduceMotion, svg } from "../dom.js";
 import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 const NAMES = { red: "Red", black: "Black" };
@@ -85,8 +85,8 @@ export function hint(state) {
     return `First move: step your Romeo off your Queen onto a lit square. ${goalText}`;
   }
   const how = m.pairs.size
-    ? "Click a lit square to move your Romeo, or a Joker (★) to swap it with a card in its row or column."
-    : "Click a lit square to move your Romeo.";
+    ? `${clickWord(true)} a lit square to move your Romeo, or a Joker (★) to swap it with a card in its row or column.`
+    : `${clickWord(true)} a lit square to move your Romeo.`;
   return `${how} ${goalText}`;
 }
 
@@ -335,8 +335,8 @@ function cellAction(cell, r) {
 /** What to do once the Joker at `sq` is chosen (`dest`: the Romeo may also
  * move onto it). */
 function promptText(sq, dest) {
-  const also = dest ? ", or click the Joker again to move your Romeo onto it" : "";
-  return `Swap the Joker at ${sq} with a lit card in its row or column${also}. Esc or a click elsewhere cancels.`;
+  const also = dest ? `, or ${clickWord()} the Joker again to move your Romeo onto it` : "";
+  return `Swap the Joker at ${sq} with a lit card in its row or column${also}. ${cancelHint()}`;
 }
 
 // ---------------------------------------------------------------- animation

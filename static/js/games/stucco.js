@@ -7,7 +7,7 @@
 // is the score line the server sends, drawn as its formula.
 
 import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
-import { el, reduceMotion } from "../dom.js";
+import { clickWord, el, reduceMotion } from "../dom.js";
 
 const NAMES = { north: "North", south: "South" };
 const OTHER = { north: "south", south: "north" };
@@ -66,7 +66,7 @@ export function hint(state) {
     }
     const dealer = b.dealer === state.you ? "you deal" : `${NAMES[b.dealer]} deals`;
     const theirs = b.picked[opp] ? `${NAMES[opp]} has picked. ` : "";
-    return `${theirs}Pick a card in secret: click one of yours (a pick is final). ${NAMES[opp]} sees only`
+    return `${theirs}Pick a card in secret: ${clickWord()} one of yours (a pick is final). ${NAMES[opp]} sees only`
       + ` that you picked. Same colours: the non-dealer starts; different colours: the dealer (${dealer}).`;
   }
   const parts = [];

@@ -13,7 +13,7 @@
 // jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { el, reduceMotion } from "../dom.js";
+import { cancelHint, clickWord, el, reduceMotion } from "../dom.js";
 import { gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 /** The squares a move is clicked on: a reveal its card; a jump its Jumper,
@@ -54,6 +54,15 @@ function playerName(state, seat) {
   return s && s.name ? s.name : pretty(seat);
 }
 
+/** The tag under a Jack: as playerName, but a computer player's name without
+ * its level ("Ada" for "Ada (strong)"), so that it fits under a card. */
+function tagName(state, seat) {
+  const s = seatInfo(state, seat);
+  const suffix = s && s.kind === "computer" && s.level ? ` (${s.level})` : "";
+  const name = playerName(state, seat);
+  return suffix && state.you !== seat && name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
+}
+
 // ---------------------------------------------------------------- room hooks
 /** "J♠ a1": the Jack and the square it stands on now (room.js puts it in
  * brackets after the player's name: "Ann (J♠ a1) to move"). */
@@ -78,8 +87,8 @@ export function hint(state) {
   if (m.pass) return "You cannot reveal or jump: press Pass.";
   const b = state.view.board;
   const what = !m.pairs.size ? "Turn up a lit face-down card."
-    : !m.single.size ? "Click a lit Jumper, then where it lands."
-      : "Turn up a lit card, or click a lit Jumper and then where it lands.";
+    : !m.single.size ? `${clickWord(true)} a lit Jumper, then where it lands.`
+      : `Turn up a lit card, or ${clickWord()} a lit Jumper and then where it lands.`;
   // The goal, once, in the first round.
   const goal = b.turns < b.seats.length ? ` Your ${pretty(state.you)} wins by ending a jump next to the Queen.` : "";
   return what + goal;
@@ -130,7 +139,7 @@ function drawCell(state, tok, sq, jacks, region, locked) {
     const red = /[HD]/.test(jack.seat[1]);
     if (jack.used) {
       const tag = el("span", `su-tag${red ? " su-red" : ""}${jack.seat === state.you ? " su-you" : ""}`,
-        playerName(state, jack.seat));
+        tagName(state, jack.seat));
       tag.title = `${seatLabel(jack.seat, state)}: ${playerName(state, jack.seat)}`;
       cell.append(tag);
     } else {
@@ -234,7 +243,7 @@ function cellAction(cell, r) {
 function showChoice(sel, grid) {
   const cell = sel && grid.querySelector(`.su-cell[data-square="${sel}"]`);
   if (cell) {
-    setStatus(`Jumper ${pretty(cell.dataset.card)} at ${sel}: click a lit square to land on, or Esc to cancel.`, true);
+    setStatus(`Jumper ${pretty(cell.dataset.card)} at ${sel}: ${clickWord()} a lit square to land on. ${cancelHint()}`, true);
   } else {
     setStatus(ui.statusText, false);
   }
