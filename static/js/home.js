@@ -25,8 +25,9 @@ function optionsFrom(form) {
   const out = {};
   if (!form) return out;
   for (const f of form.querySelectorAll("[data-option]")) {
-    if (f.value === "") continue;
     const kind = f.dataset.kind || "int";
+    if (kind === "bool") { out[f.dataset.option] = f.checked; continue; }
+    if (f.value === "") continue;
     out[f.dataset.option] = kind === "int" ? Number(f.value) : f.value;
   }
   return out;

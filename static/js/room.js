@@ -321,7 +321,7 @@ function renderBanner() {
     if (renderer.hint) sub = renderer.hint(state) || "";
     if (forcedPass()) {
       b.classList.add("forced-pass");
-      sub = "You have no move but a pass: the table passes for you in a moment.";
+      sub = `${sub ? `${sub} ` : ""}You have no other move: the table passes for you in a moment.`;
     }
   } else if (state.phase === "deal_over") {
     b.classList.add("over");

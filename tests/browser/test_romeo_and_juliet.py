@@ -207,7 +207,9 @@ def _choose(state: RomeoState, rng: random.Random, want_swap: bool) -> str:
 
 def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 21
-    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    # The test follows the engine move by move, Pass included: the room does not
+    # pass for the players (auto_pass off), they press Pass.
+    url = create_room(server, "romeo-and-juliet", {"seed": seed, "auto_pass": False})
     ctxs, pages, errors = _two_players(browser, url, 1100)
     state = _start(seed)
     assert pages["red"].evaluate(SNAPSHOT_JS) == _expected(state)
@@ -300,7 +302,7 @@ def _quick_win(state: RomeoState) -> list[str]:
 
 def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 7
-    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    url = create_room(server, "romeo-and-juliet", {"seed": seed, "auto_pass": False})
     ctxs, pages, errors = _two_players(browser, url, 360)
     red = pages["red"]
     width = red.evaluate("document.documentElement.scrollWidth")
@@ -369,7 +371,7 @@ def _repetition(state: RomeoState) -> list[str]:
 
 def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 5
-    url = create_room(server, "romeo-and-juliet", {"seed": seed})
+    url = create_room(server, "romeo-and-juliet", {"seed": seed, "auto_pass": False})
     ctxs, pages, errors = _two_players(browser, url, 1100, reduced_motion=True)
     state = _start(seed)
     for move in _repetition(state):

@@ -199,7 +199,8 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
 
 
 def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts: Path) -> None:
-    url = create_room(server, "stucco", {"seed": 12})
+    # The players press Pass themselves here (the room does not pass for them).
+    url = create_room(server, "stucco", {"seed": 12, "auto_pass": False})
     contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
     for (seat, page), name in zip(pages.items(), ("Ann", "Ben"), strict=True):
@@ -216,7 +217,7 @@ def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts:
 
 
 def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) -> None:
-    url = create_room(server, "stucco", {"seed": 7, "target": 20})
+    url = create_room(server, "stucco", {"seed": 7, "target": 20, "auto_pass": False})
     contexts = [browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
                 for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}

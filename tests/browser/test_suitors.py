@@ -168,7 +168,9 @@ def _play_turn(pages: dict[str, Page], state: SuitorsState, move: str, *, keyboa
 
 def test_three_players_play_to_the_queen(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 81  # a game of 29 turns with 9 jumps, won by J♥, under _choose
-    url = create_room(server, "suitors", {"seed": seed, "players": 3})
+    # The test follows the engine move by move, Pass included: the room does not
+    # pass for the players (auto_pass off), they press Pass.
+    url = create_room(server, "suitors", {"seed": seed, "players": 3, "auto_pass": False})
     seats = ("JS", "JH", "JC")
     ctxs, pages, errors = _table(browser, url, seats, 1100)
     state = _start(seed, {"players": 3})
@@ -233,7 +235,7 @@ def _no_sideways_scroll(page: Page) -> None:
 
 def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 3
-    url = create_room(server, "suitors", {"seed": seed})
+    url = create_room(server, "suitors", {"seed": seed, "auto_pass": False})
     ctxs, pages, errors = _table(browser, url, ("JS", "JC"), 360)
     state = _start(seed, {})
     kinds: set[str] = set()
@@ -247,7 +249,8 @@ def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifa
             _cell(page, start).tap()
             assert end in lit(page, ".su-land")
             # The prompt takes the status line's place: the cards stay put.
-            expect(page.locator(".su-status")).to_contain_text(f"at {start}: click a lit square")
+            expect(page.locator(".su-status")).to_have_text(re.compile(
+                rf"^Jumper \S+ at {start}: tap a lit square to land on\. Tap elsewhere to cancel\.$"))
             assert _cell(page, end).bounding_box() == where
             settled_shot(page, artifacts / "suitors-phone-jumper.png")
             _cell(page, end).tap()
@@ -269,7 +272,7 @@ def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifa
 
 
 def test_the_big_board_fits_a_phone_and_a_desktop(server: str, browser: Browser, artifacts: Path) -> None:
-    url = create_room(server, "suitors", {"seed": 8, "players": 4, "variant": "big"})
+    url = create_room(server, "suitors", {"seed": 8, "players": 4, "variant": "big", "auto_pass": False})
     ctxs, pages, errors = _table(browser, url, ("JS", "JH", "JC", "JD"), 360)
     state = _start(8, {"players": 4, "variant": "big"})
     _check_views(pages, state)

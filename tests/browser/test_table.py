@@ -1,0 +1,350 @@
+"""The table around the board in real browsers: your-turn alerts (title,
+notification while hidden, the sound switch), a seat link opened on a
+second device, the chat reaching everyone (and a page that reconnects),
+presence, and the size of what a finger taps at 360 px in every game."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import create_room, sit, version, wait_version
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+DESKTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 360, "height": 740}
+
+HIDDEN_AND_NOTIFIED = """
+(() => {
+  // The test hides the tab (window.__setHidden) and records the notifications
+  // the page makes and the permission requests it sends.
+  let hidden = false;
+  Object.defineProperty(document, "visibilityState",
+    { get: () => (hidden ? "hidden" : "visible"), configurable: true });
+  Object.defineProperty(document, "hidden", { get: () => hidden, configurable: true });
+  window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange")); };
+  window.__notes = [];
+  window.__asked = 0;
+  const Real = window.Notification;
+  if (!Real) return;
+  function Recorded(title, options) {
+    window.__notes.push({ title, body: (options || {}).body || "" });
+    return new Real(title, options);
+  }
+  Object.defineProperty(Recorded, "permission", { get: () => Real.permission });
+  Recorded.requestPermission = (...args) => { window.__asked += 1; return Real.requestPermission(...args); };
+  window.Notification = Recorded;
+})();
+"""
+
+
+def remember(name: str) -> str:
+    """An init script: this browser remembers ``name`` (as after a first visit)."""
+    return f"localStorage.setItem('cardboard.name', {json.dumps(name)})"
+
+
+def bot_room(base: str, game: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A room with easy computer players in every seat but the first."""
+    body = {"game": game, "options": options or {}, "bots": {"level": "easy", "seats": "others"}}
+    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        answer: dict[str, Any] = json.load(r)
+    return answer
+
+
+@pytest.fixture
+def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
+    """A list the test adds its browser contexts to; all closed at the end."""
+    made: list[BrowserContext] = []
+    yield made
+    for ctx in made:
+        ctx.close()
+
+
+def new_page(browser: Browser, contexts: list[BrowserContext], *, viewport: dict[str, int] = DESKTOP,
+             scripts: tuple[str, ...] = (), **options: Any) -> Page:
+    ctx = browser.new_context(viewport=viewport, **options)
+    contexts.append(ctx)
+    for script in scripts:
+        ctx.add_init_script(script)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def mover_of(pages: list[Page]) -> Page:
+    """The page whose seat has lit cards to play."""
+    for page in pages:
+        page.wait_for_function("() => document.querySelector('#room').dataset.phase === 'playing'")
+    found = [p for p in pages if p.locator("#board .gs-act").count()]
+    assert len(found) == 1, "exactly one of the two players is to move"
+    return found[0]
+
+
+# ---- your turn -----------------------------------------------------------------------
+
+def test_your_turn_title_and_notification_while_hidden(server: str, browser: Browser,
+                                                       contexts: list[BrowserContext]) -> None:
+    url = create_room(server, "get-stuck", {"seed": 11})
+    pages = [new_page(browser, contexts, permissions=["notifications"], scripts=(HIDDEN_AND_NOTIFIED,))
+             for _ in range(2)]
+    ann, bob = pages
+    sit(ann, url, "Ann", "red")
+    sit(bob, url, "Bob", "black")
+    first = mover_of(pages)
+    second = bob if first is ann else ann
+    expect(first).to_have_title("● Your turn · Get Stuck")
+    expect(second).to_have_title("Get Stuck · Cardboard")
+    # Permission was granted by the browser: no button, and nothing was asked on load.
+    for p in pages:
+        expect(p.locator("#notify-btn")).to_be_hidden()
+        assert p.evaluate("window.__asked") == 0
+
+    second.evaluate("window.__setHidden(true)")
+    v = version(first)
+    first.locator("#board .gs-act").first.click()
+    wait_version(second, v + 1)
+    expect(second).to_have_title("● Your turn · Get Stuck")
+    expect(first).to_have_title("Get Stuck · Cardboard")
+    notes = second.evaluate("window.__notes")
+    assert [n["title"] for n in notes] == ["Your turn · Get Stuck"], notes
+    assert first.evaluate("window.__notes") == []  # its turn came while it was in view
+
+    second.evaluate("window.__setHidden(false)")
+    second.locator("#board .gs-act").first.click()
+    wait_version(second, v + 2)
+    expect(second).to_have_title("Get Stuck · Cardboard")
+    expect(first).to_have_title("● Your turn · Get Stuck")
+    assert all(p.errors == [] for p in pages)  # type: ignore[attr-defined]
+
+
+def test_the_sound_switch_is_remembered_and_permission_asked_on_a_click(
+        server: str, browser: Browser, contexts: list[BrowserContext]) -> None:
+    url = create_room(server, "get-stuck")
+    page = new_page(browser, contexts, scripts=(HIDDEN_AND_NOTIFIED,))
+    page.goto(url)
+    wait_version(page, 0)
+    expect(page.locator("#sound-btn")).to_have_text("Sound on")
+    notify = page.locator("#notify-btn")
+    expect(notify).to_be_visible()
+    assert page.evaluate("window.__asked") == 0
+    notify.click()
+    page.wait_for_function("() => window.__asked === 1")
+    page.click("#sound-btn")
+    expect(page.locator("#sound-btn")).to_have_text("Sound off")
+    expect(page.locator("#sound-btn")).to_have_attribute("aria-pressed", "false")
+    page.reload()
+    wait_version(page, 0)
+    expect(page.locator("#sound-btn")).to_have_text("Sound off")
+    assert page.evaluate("localStorage.getItem('cardboard.sound')") == "off"
+
+
+# ---- a seat on another device --------------------------------------------------------
+
+def test_a_seat_link_opened_in_a_second_context_takes_the_seat(
+        server: str, browser: Browser, contexts: list[BrowserContext], artifacts: Path) -> None:
+    url = create_room(server, "get-stuck", {"seed": 5})
+    room = url.rsplit("/", 1)[1]
+    laptop = new_page(browser, contexts)
+    sit(laptop, url, "Ann", "red")
+    laptop.click("#seat-link-btn")
+    dialog = laptop.locator("#seat-link")
+    expect(dialog).to_be_visible()
+    link = laptop.locator("#seat-url").input_value()
+    token = laptop.evaluate(f"localStorage.getItem('cardboard.token.{room}')")
+    assert link == f"{server}/r/{room}#seat={token}"
+    qr = laptop.locator("#seat-qr svg")
+    size = int(qr.get_attribute("viewBox").split()[2])  # type: ignore[union-attr]
+    assert (size - 8 - 17) % 4 == 0 and size >= 8 + 33  # a QR code of version ≥ 4: 4v+17 modules
+    assert laptop.locator("#seat-qr path").get_attribute("d")
+    laptop.screenshot(path=str(artifacts / "table-seat-link-desktop.png"))
+    laptop.click("#seat-close")
+
+    phone = new_page(browser, contexts, viewport=PHONE, has_touch=True, is_mobile=True)
+    phone.goto(link)
+    expect(phone.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
+    assert "#" not in phone.url and token not in phone.url
+    expect(laptop.locator(".toast")).to_contain_text("opened in another tab or device")
+    expect(laptop.locator(".seat-row.you")).to_have_count(0)
+
+    # A new seat link ends the old one.
+    phone.click("#seat-link-btn")
+    expect(phone.locator("#seat-url")).to_have_value(link)
+    phone.click("#seat-new")
+    expect(phone.locator("#seat-url")).not_to_have_value(link)
+    expect(phone.locator("#seat-new-note")).to_be_visible()
+    phone.screenshot(path=str(artifacts / "table-seat-link-phone.png"))
+    fresh = phone.locator("#seat-url").input_value()
+    stale = new_page(browser, contexts)
+    stale.goto(link)
+    wait_version(stale, 0)
+    expect(stale.locator("#room")).to_have_attribute("data-phase", "waiting")
+    expect(stale.locator(".seat-row.you")).to_have_count(0)
+    expect(phone.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
+    assert fresh.endswith(phone.evaluate(f"localStorage.getItem('cardboard.token.{room}')"))
+
+
+# ---- chat ----------------------------------------------------------------------------
+
+def test_a_chat_message_reaches_every_context_and_a_reconnecting_one(
+        server: str, browser: Browser, contexts: list[BrowserContext], artifacts: Path) -> None:
+    url = create_room(server, "get-stuck", {"seed": 2})
+    ann = new_page(browser, contexts)
+    bob = new_page(browser, contexts, viewport=PHONE, has_touch=True, is_mobile=True)
+    sit(ann, url, "Ann", "red")
+    sit(bob, url, "Bob", "black")
+    zoe = new_page(browser, contexts, scripts=(remember("Zoe"),))
+    zoe.goto(url)
+    wait_version(zoe, 2)
+    expect(ann.locator("#watchers")).to_have_text("1 watching: Zoe")
+    expect(zoe.locator("#watchers")).to_have_text("1 watching: Zoe (you)")
+    # Spectators read but do not write in this room.
+    expect(zoe.locator("#chat-form")).to_be_hidden()
+    expect(zoe.locator("#chat-note")).to_have_text("Only the players write here; you can read along.")
+
+    text = "<b>hi</b> all, see https://example.com"
+    ann.fill("#chat-text", text)
+    ann.press("#chat-text", "Enter")
+    for page in (ann, bob, zoe):
+        msg = page.locator("#chat-list li")
+        expect(msg).to_have_count(1)
+        expect(msg.locator(".chat-text")).to_have_text(text)
+        expect(msg.locator(".chat-from")).to_have_text("Ann (Red ♥♦)")
+        assert page.locator("#chat-list b, #chat-list a").count() == 0
+    expect(ann.locator("#chat-text")).to_have_value("")
+    bob.fill("#chat-text", "good luck")
+    bob.click("#chat-form button[type=submit]")
+    expect(zoe.locator("#chat-list li")).to_have_count(2)
+    ann.screenshot(path=str(artifacts / "table-chat-desktop.png"))
+    bob.screenshot(path=str(artifacts / "table-chat-phone.png"), full_page=True)
+
+    bob.reload()  # reconnects: the messages come back, each once
+    expect(bob.locator('.seat-row.you[data-seat="black"]')).to_be_visible()
+    expect(bob.locator("#chat-list .chat-text")).to_have_text([text, "good luck"])
+    ann.context.set_offline(True)  # a dropped connection, then back
+    ann.context.set_offline(False)
+    ann.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(ann.locator("#conn")).to_have_text("Connected")
+    expect(ann.locator("#chat-list .chat-text")).to_have_text([text, "good luck"])
+    assert ann.errors == [] and bob.errors == []  # type: ignore[attr-defined]
+
+
+def test_spectators_chat_where_the_room_allows_it_and_a_player_mutes_them(
+        server: str, browser: Browser, contexts: list[BrowserContext]) -> None:
+    url = create_room(server, "get-stuck", {"spectator_chat": True})
+    ann = new_page(browser, contexts)
+    sit(ann, url, "Ann", "red")
+    zoe = new_page(browser, contexts, scripts=(remember("Zoe"),))
+    zoe.goto(url)
+    wait_version(zoe, 1)
+    zoe.fill("#chat-text", "hello from the rail")
+    zoe.press("#chat-text", "Enter")
+    msg = ann.locator("#chat-list li")
+    expect(msg.locator(".chat-from")).to_have_text("Zoe (watching)")
+    expect(msg).to_have_class(re.compile("chat-spectator"))
+    ann.click("#chat-mute")
+    expect(zoe.locator("#chat-form")).to_be_hidden()
+    expect(zoe.locator("#chat-note")).to_have_text("Ann has muted the spectators.")
+    expect(ann.locator("#chat-mute")).to_have_text("Let spectators write")
+    ann.click("#chat-mute")
+    expect(zoe.locator("#chat-form")).to_be_visible()
+
+
+# ---- presence ------------------------------------------------------------------------
+
+def test_a_player_away_shows_the_seconds_counting(server: str, browser: Browser,
+                                                  contexts: list[BrowserContext], artifacts: Path) -> None:
+    url = create_room(server, "get-stuck-4", {"seed": 3})
+    pages = {seat: new_page(browser, contexts) for seat in "NE"}
+    sit(pages["N"], url, "Ann", "N")
+    sit(pages["E"], url, "Ben", "E")
+    pages["N"].click('button[data-add-bot="S"]')
+    pages["N"].click('button[data-add-bot="W"]')
+    expect(pages["N"].locator("#room")).to_have_attribute("data-phase", "playing")
+    pages["E"].context.close()
+    contexts.remove(pages["E"].context)
+    away = pages["N"].locator('.seat-row[data-seat="E"] .presence.away')
+    expect(away).to_have_text(re.compile(r"^away [0-9] s$"))
+    first = int(away.inner_text().split()[1])
+    expect(away).to_have_text(re.compile(r"^away ([3-9]|[1-5][0-9]) s$"), timeout=10_000)
+    assert int(away.inner_text().split()[1]) > first
+    # Past the handover time the seat may be handed over; the button fits the row.
+    button = pages["N"].locator('button[data-hand-over="E"]')
+    expect(button).to_be_visible()
+    row = pages["N"].locator('.seat-row[data-seat="E"]').bounding_box()
+    box = button.bounding_box()
+    assert row and box and box["x"] + box["width"] <= row["x"] + row["width"] + 0.5
+    pages["N"].screenshot(path=str(artifacts / "table-away-desktop.png"))
+    pages["N"].set_viewport_size(PHONE)
+    for seat in "NESW":
+        row = pages["N"].locator(f'.seat-row[data-seat="{seat}"]').bounding_box()
+        assert row and row["x"] + row["width"] <= PHONE["width"]
+    box = button.bounding_box()
+    assert box and box["x"] + box["width"] <= PHONE["width"] - 8
+    pages["N"].locator("#seats").scroll_into_view_if_needed()
+    pages["N"].screenshot(path=str(artifacts / "table-away-phone.png"))
+
+
+# ---- what a finger taps --------------------------------------------------------------
+
+TAPPABLE = "#board .gs-act, #board .rj-act, #board .su-act, #board .st-playable"
+
+TAP_GAMES = [
+    ("get-stuck", {}), ("get-stuck-4", {}), ("romeo-and-juliet", {}), ("stucco", {}),
+    ("suitors", {"players": 2}), ("suitors", {"players": 4}), ("suitors", {"variant": "big"}),
+]
+
+
+@pytest.mark.parametrize(("game", "options"), TAP_GAMES,
+                         ids=[f"{g}-{'-'.join(map(str, o.values())) or 'default'}" for g, o in TAP_GAMES])
+def test_tap_sizes_at_360_px(server: str, browser: Browser, contexts: list[BrowserContext], artifacts: Path,
+                             game: str, options: dict[str, Any]) -> None:
+    made = bot_room(server, game, {**options, "seed": 4})
+    page = new_page(browser, contexts, viewport=PHONE, has_touch=True, is_mobile=True,
+                    scripts=(remember("Ann"),))
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    page.wait_for_function(f"() => document.querySelectorAll({json.dumps(TAPPABLE)}).length > 0",
+                           timeout=20_000)
+    widths: list[float] = page.evaluate(
+        "sel => [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect().width)", TAPPABLE)
+    assert min(widths) >= 36, (game, options, sorted(widths)[:3])
+    # The page never scrolls sideways (the Big board scrolls within its frame).
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # Touch wording: no "Esc", no "click".
+    words = page.locator("#room").inner_text()
+    assert "Esc" not in words and "click" not in words.lower(), words
+    label = f"{game}-{'-'.join(map(str, options.values())) or 'default'}"
+    page.screenshot(path=str(artifacts / f"table-taps-{label}-phone.png"))
+
+
+def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser,
+                                              contexts: list[BrowserContext], artifacts: Path) -> None:
+    for game, options, cols in (("get-stuck-4", {}, 7), ("suitors", {"players": 4}, 9)):
+        made = bot_room(server, game, {**options, "seed": 4})
+        page = new_page(browser, contexts, scripts=(remember("Ann"),))
+        page.goto(f"{server}{made['url']}?sit={made['seat']}")
+        expect(page.locator(".seat-row.you")).to_be_visible()
+        page.wait_for_timeout(500)  # the banner has scrolled into view
+        got = page.evaluate("""() => {
+          const box = (s) => document.querySelector(s).getBoundingClientRect();
+          return { board: box('#board .board'), table: box('.table'), side: box('.side'),
+                   height: window.innerHeight };
+        }""")
+        board, table, side = got["board"], got["table"], got["side"]
+        # The board is as tall as the window allows (its last row in view) ...
+        assert board["bottom"] <= got["height"] + 1, got
+        assert board["height"] >= 0.62 * got["height"], got
+        # ... and the table is no wider than it needs: the panels take the rest.
+        assert table["width"] <= board["width"] + 180, got
+        assert side["left"] >= table["right"], got
+        assert board["width"] / cols >= (50 if cols == 7 else 68), got
+        page.screenshot(path=str(artifacts / f"table-fit-{game}-desktop.png"))
