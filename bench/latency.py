@@ -75,8 +75,13 @@ async def round_trips(base: str, moves: int) -> list[float]:
         while len(out) < moves:
             state = last[red]
             if state["phase"] in ("deal_over", "match_over"):
-                kind = "next_deal" if state["phase"] == "deal_over" else "rematch"
-                await red.send(json.dumps({"type": kind, "version": state["version"]}))
+                # Both players say they are ready: the second press deals.
+                for ws in (red, black):
+                    await ws.send(json.dumps({"type": "ready", "version": state["version"]}))
+                for peer in (red, black):
+                    while last[peer]["version"] <= state["version"]:
+                        last[peer] = await next_state(peer)
+                continue
             else:
                 mover = red if last[red]["legal_moves"] else black
                 move = last[mover]["legal_moves"][0]
