@@ -151,16 +151,18 @@ class Lobby:
     # ---- rooms --------------------------------------------------------------------------
     async def create_room(self, game_id: str, raw_options: dict[str, Any],
                           bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL,
-                          client: str | None = None) -> Room:
+                          client: str | None = None, deal: tuple[int, str] | None = None) -> Room:
         """A new room, stored before it is returned. ``bot_seats`` seats
         computer players of ``bot_level`` at once: ``"others"`` (every seat
         but the first, which is left for the creator), ``"all"`` or a list of
         seats. ``client`` is the creator's address, for the per-address limit.
+        ``deal`` (``(deal seed, starter)``) deals an earlier deal again as
+        deal 1 ("Play this deal again").
 
         Raises ``KeyError`` for a game not on offer, ``OptionError`` for a bad
-        option or seat, :class:`TooManyRooms` when ``client`` creates too
-        fast, :class:`LobbyFull` beyond ``max_rooms``, :class:`Unavailable`
-        if the storage fails."""
+        option, seat or deal, :class:`TooManyRooms` when ``client`` creates
+        too fast, :class:`LobbyFull` beyond ``max_rooms``,
+        :class:`Unavailable` if the storage fails."""
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
         game = get_game(game_id)
@@ -177,7 +179,7 @@ class Lobby:
             if await self.storage.count_open() >= self.settings.max_rooms and not await self._evict():
                 raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
                                 " try again later")
-            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots)
+            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, deal=deal)
             await room.commit()
         except StorageError as exc:
             raise Unavailable(str(exc)) from None

@@ -61,7 +61,7 @@ from app.protocol import (
 )
 from app.storage.base import Entry, Pending, RoomMeta, Storage, StoredRoom
 from app.storage.memory import MemoryStorage
-from app.table import Action, Kind, SeatHolder, Table, computer_name, token_hash
+from app.table import Action, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
 
@@ -160,17 +160,18 @@ class Room:
     @staticmethod
     def create(game_id: str, raw_options: Mapping[str, Any], *, room_id: str | None = None,
                journal: Storage | None = None, bots: Mapping[str, str] | None = None,
-               now: float | None = None) -> Room:
+               deal: tuple[int, str] | None = None, now: float | None = None) -> Room:
         """A new room with deal 1 dealt, its creation written to ``journal``
         (a fresh :class:`MemoryStorage` if none): await :meth:`commit` before
-        using it. ``bots`` seats computer players (seat → level). Raises
-        ``KeyError`` for an unknown game and ``OptionError`` for a bad option
-        or seat (messages name them). The match seed is the ``seed`` option,
-        else 63 random bits."""
+        using it. ``bots`` seats computer players (seat → level); ``deal``
+        (``(deal seed, starter)``) deals an earlier deal again as deal 1.
+        Raises ``KeyError`` for an unknown game and ``OptionError`` for a bad
+        option, seat or deal (messages name them). The match seed is the
+        ``seed`` option, else 63 random bits; the match id is fresh."""
         journal = journal if journal is not None else MemoryStorage()
         at = time.time()
         action = Table.create_action(room_id or new_room_id(), game_id, raw_options,
-                                     secrets.randbits(63), at, bots)
+                                     secrets.randbits(63), at, bots, deal=deal)
         table = Table.new(action)
         room = Room(table, journal, now=now)
         room._stage(table, action, lambda: None, at=at, first=True)
@@ -408,6 +409,8 @@ class Room:
             "totals": match.totals(),
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
+            "seeded": self.table.seeded,
+            "match_id": self.table.match_id if match.over else None,
         }
         secret_moves = type(game).public_move is not Game.public_move
         out: dict[str | None, str] = {}
@@ -766,7 +769,8 @@ class Room:
         self._check_current(version)
         # Always a fresh random seed: the seed of the match just ended is shown
         # to everyone, so nothing derived from it may deal the next one.
-        self._apply({"t": "rematch", "seed": secrets.randbits(63)})
+        self._apply({"t": "rematch", "seed": secrets.randbits(63), "match": new_match_id(),
+                     "began": time.time()})
 
     def _check_current(self, version: int) -> None:
         if version != self.version:

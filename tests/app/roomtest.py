@@ -19,7 +19,7 @@ from app.settings import Settings
 
 STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
-             "match_winners", "seed", "board"}
+             "match_winners", "seed", "seeded", "match_id", "board"}
 
 
 def rebuilt(room: Room) -> Room:
