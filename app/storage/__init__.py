@@ -5,14 +5,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.storage.base import Entry, RoomMeta, Storage, StorageConflict, StorageError, StoredRoom
+from app.storage.base import (
+    Entry,
+    MatchRef,
+    RoomMeta,
+    Storage,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+)
 from app.storage.memory import MemoryStorage
 from app.storage.sqlite import SqliteStorage
 
 if TYPE_CHECKING:
     from app.settings import Settings
 
-__all__ = ["Entry", "MemoryStorage", "RoomMeta", "SqliteStorage", "Storage", "StorageConflict",
+__all__ = ["Entry", "MatchRef", "MemoryStorage", "RoomMeta", "SqliteStorage", "Storage", "StorageConflict",
            "StorageError", "StoredRoom", "make_storage"]
 
 

@@ -5,6 +5,13 @@ A room is kept as its *record*: the actions that built it, in version order
 rebuilding the room (its game, phase and times). Appending an action is the
 only write a move costs; a room is rebuilt by replaying its record.
 
+Every backend also keeps an index of the room's *matches*: the id of each
+``create`` and ``rematch`` action (:func:`app.table.match_id_of`) leads to
+the room and the match's number in it (:meth:`Storage.find_match`), so that a
+finished match's page (``/m/<id>``) finds its room without the room id. An
+entry is indexed in the same write that stores its action, and forgotten
+with its room.
+
 Three backends implement :class:`Storage`: :mod:`app.storage.memory` (tests,
 ``CARDBOARD_DATABASE=:memory:``), :mod:`app.storage.sqlite` (the default) and,
 with ``CARDBOARD_REDIS_URL``, a Redis one. Every method may raise
@@ -22,7 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.table import Action, Phase
+from app.table import Action, Phase, match_id_of
 
 Pending = concurrent.futures.Future[None] | asyncio.Future[None]
 """A write under way: done once it is durable (or failed with
@@ -86,6 +93,22 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchRef:
+    """Where a match is kept: the ``room`` that played it and its ``number``
+    among the room's matches (0 for the first, 1 after the first rematch, …)."""
+
+    room: str
+    number: int
+
+
+def match_index(room_id: str, entry: Entry, number: int) -> str | None:
+    """The match id under which a backend indexes ``entry`` of room
+    ``room_id``, when ``number`` matches of the room are indexed already
+    (``None`` for an action that begins no match)."""
+    return match_id_of(room_id, entry.action, number)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredRoom:
     """A room as stored: its meta and its record (entries in version order)."""
 
@@ -123,7 +146,13 @@ class Storage(Protocol):
         ...
 
     async def load(self, room_id: str) -> StoredRoom | None:
-        """The room's meta and whole record, or ``None`` if no such room is kept."""
+        """The room's meta and whole record, or ``None`` if no such room is
+        kept; a closed room (kept as history) is loaded too."""
+        ...
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        """Where the match with this id is kept (see the module docstring),
+        or ``None`` if no kept room played it."""
         ...
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:

@@ -7,7 +7,15 @@ import concurrent.futures
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.storage.base import Entry, Pending, RoomMeta, StorageConflict, StoredRoom
+from app.storage.base import (
+    Entry,
+    MatchRef,
+    Pending,
+    RoomMeta,
+    StorageConflict,
+    StoredRoom,
+    match_index,
+)
 
 
 def _done(write: Callable[[], None]) -> Pending:
@@ -31,6 +39,8 @@ class MemoryStorage:
     def __init__(self) -> None:
         self._meta: dict[str, RoomMeta] = {}
         self._entries: dict[str, list[Entry]] = {}
+        self._matches: dict[str, MatchRef] = {}
+        self._room_matches: dict[str, list[str]] = {}
         self.fail: Exception | None = None
 
     def _check(self) -> None:
@@ -50,7 +60,16 @@ class MemoryStorage:
                 raise StorageConflict(f"room {meta.id} exists already")
             self._meta[meta.id] = meta
             self._entries[meta.id] = [first]
+            self._room_matches[meta.id] = []
+            self._index(meta.id, first)
         return _done(write)
+
+    def _index(self, room_id: str, entry: Entry) -> None:
+        ids = self._room_matches[room_id]
+        match_id = match_index(room_id, entry, len(ids))
+        if match_id is not None:
+            self._matches[match_id] = MatchRef(room_id, len(ids))
+            ids.append(match_id)
 
     def append(self, meta: RoomMeta, entry: Entry) -> Pending:
         def write() -> None:
@@ -61,6 +80,7 @@ class MemoryStorage:
                                       " the record")
             old = self._meta[meta.id]
             entries.append(entry)
+            self._index(meta.id, entry)
             self._meta[meta.id] = replace(
                 meta, seen=old.seen, opened=old.opened or meta.opened,
                 finished=meta.finished if meta.finished is not None else old.finished)
@@ -71,6 +91,9 @@ class MemoryStorage:
         if meta is None:
             return None
         return StoredRoom(meta, tuple(self._entries[room_id]))
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        return self._matches.get(match_id)
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         meta = self._meta.get(room_id)
@@ -89,6 +112,8 @@ class MemoryStorage:
         else:
             del self._meta[meta.id]
             del self._entries[meta.id]
+            for match_id in self._room_matches.pop(meta.id, []):
+                self._matches.pop(match_id, None)
 
     async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:
         return [m for m in self._meta.values() if closed is None or m.closed == closed]

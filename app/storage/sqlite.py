@@ -11,6 +11,9 @@ after its transaction is committed (``synchronous=FULL``: on disk, so neither
 
 The schema has a version (``PRAGMA user_version``); :data:`MIGRATIONS` bring
 an older file up to date at start, and a file newer than this code is refused.
+Version 2 adds the index of matches (``matches``: match id → room and number),
+filled for the rooms already kept from their ``create`` and ``rematch``
+actions.
 """
 
 from __future__ import annotations
@@ -27,13 +30,51 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.storage.base import Entry, Pending, RoomMeta, StorageConflict, StorageError, StoredRoom
+from app.storage.base import (
+    Entry,
+    MatchRef,
+    Pending,
+    RoomMeta,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+    match_index,
+)
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+def _index_stored_matches(conn: sqlite3.Connection) -> None:
+    """Migration 2: index the matches of the rooms kept already (their
+    actions carry no match id: :func:`app.table.fallback_match_id`)."""
+    rows = conn.execute(
+        "SELECT room, version, at, action FROM actions"
+        " WHERE json_extract(action, '$.t') IN ('create', 'rematch') ORDER BY room, version")
+    counts: dict[str, int] = {}
+    for room_id, version, at, text in rows.fetchall():
+        _index(conn, room_id, Entry.parse(version, at, text), counts.get(room_id, 0))
+        counts[room_id] = counts.get(room_id, 0) + 1
+
+
+def _index(conn: sqlite3.Connection, room_id: str, entry: Entry, number: int | None = None) -> None:
+    """Index ``entry`` if it begins a match (``number``: the room's matches
+    indexed already, counted if not given)."""
+    if entry.action.get("t") not in ("create", "rematch"):
+        return
+    if number is None:
+        number = int(conn.execute("SELECT count(*) FROM matches WHERE room = ?",
+                                  (room_id,)).fetchone()[0])
+    match_id = match_index(room_id, entry, number)
+    if match_id is not None:
+        conn.execute("INSERT OR REPLACE INTO matches (id, room, number) VALUES (?,?,?)",
+                     (match_id, room_id, number))
+
+
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration step: an SQL statement, or a function run on the connection."""
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: rooms and their actions.
     (
         """CREATE TABLE rooms (
@@ -57,6 +98,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             action TEXT NOT NULL,
             PRIMARY KEY (room, version)
         ) WITHOUT ROWID""",
+    ),
+    # 2: the index of matches.
+    (
+        """CREATE TABLE matches (
+            id TEXT PRIMARY KEY,
+            room TEXT NOT NULL,
+            number INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX matches_room ON matches (room)",
+        _index_stored_matches,
     ),
 )
 """The schema, one tuple of statements per version: ``MIGRATIONS[k]`` takes a
@@ -142,7 +193,10 @@ class SqliteStorage:
             for step in range(version, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in MIGRATIONS[step]:
-                    conn.execute(statement)
+                    if callable(statement):
+                        statement(conn)
+                    else:
+                        conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {step + 1}")
                 conn.execute("COMMIT")
                 log.info("%s: schema migrated to version %d", self.path, step + 1)
@@ -241,6 +295,7 @@ class SqliteStorage:
                 raise StorageConflict(f"room {meta.id} exists already") from None
             conn.execute("INSERT INTO actions (room, version, at, action) VALUES (?,?,?,?)",
                          (meta.id, first.version, first.at, first.text()))
+            _index(conn, meta.id, first, 0)
         return self._submit(run)
 
     def append(self, meta: RoomMeta, entry: Entry) -> Pending:
@@ -255,6 +310,7 @@ class SqliteStorage:
                                       " stored record")
             conn.execute("INSERT INTO actions (room, version, at, action) VALUES (?,?,?,?)",
                          (meta.id, entry.version, entry.at, entry.text()))
+            _index(conn, meta.id, entry)
         return self._submit(run)
 
     async def load(self, room_id: str) -> StoredRoom | None:
@@ -265,6 +321,12 @@ class SqliteStorage:
             rows = conn.execute("SELECT version, at, action FROM actions WHERE room = ?"
                                 " ORDER BY version", (room_id,)).fetchall()
             return StoredRoom(_meta(row), tuple(Entry.parse(*r) for r in rows))
+        return await self._call(run)
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        def run(conn: sqlite3.Connection) -> MatchRef | None:
+            row = conn.execute("SELECT room, number FROM matches WHERE id = ?", (match_id,)).fetchone()
+            return None if row is None else MatchRef(str(row[0]), int(row[1]))
         return await self._call(run)
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
@@ -317,6 +379,7 @@ def _close(conn: sqlite3.Connection, room_id: str, keep: bool) -> None:
         conn.execute("UPDATE rooms SET closed = 1 WHERE id = ?", (room_id,))
     else:
         conn.execute("DELETE FROM actions WHERE room = ?", (room_id,))
+        conn.execute("DELETE FROM matches WHERE room = ?", (room_id,))
         conn.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
 
 
