@@ -29,4 +29,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 
 CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", \
-     "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"]
+     "--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"]

@@ -7,9 +7,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Frames over 1 MiB close the socket; no compression (a small deflated frame
 # could inflate to megabytes before the 64 KiB check).
-UVICORN_WS := --ws-max-size 1048576 --ws-per-message-deflate false
+UVICORN_WS := --ws websockets-sansio --ws-max-size 1048576 --ws-per-message-deflate false
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench bench-load clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+
+# The server under load (../shared/bench/load.py), each run on a fresh server.
+bench-load: $(STAMP)
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
@@ -133,6 +134,10 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         except StorageError as exc:
             log.critical("Cardboard cannot start: %s", exc)
             raise
+        # What is alive now (modules, routes, models) lives as long as the
+        # server: keep it out of every later full collection.
+        gc.collect()
+        gc.freeze()
         task = asyncio.create_task(_sweep_forever(lobby))
         try:
             yield

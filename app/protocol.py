@@ -300,11 +300,13 @@ class SideView(_ServerModel):
 class LogEntry(_ServerModel):
     """A move of this deal: its seat, the move in notation (``None`` while the
     game keeps it secret from the recipient, as a Stucco pick before both
-    have picked), and a sentence that anyone may read."""
+    have picked), and a sentence that anyone may read. The sentence is sent
+    once per connection: a state leaves it out of the entries that an
+    earlier state sent to this connection carried (``docs/protocol.md``)."""
 
     seat: str
     move: str | None
-    text: str
+    text: str | None = Field(default=None, exclude_if=_absent)
 
 
 class ScoreLineView(_ServerModel):

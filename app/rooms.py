@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
@@ -45,20 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.protocol import (
-    FrameError,
-    HistoryEntry,
-    JoinedFrame,
-    LogEntry,
-    OutcomeView,
-    Phase,
-    RoomView,
-    SeatView,
-    SideView,
-    StateFrame,
-    dump,
-    error_text,
-)
+from app.protocol import FrameError, JoinedFrame, LogEntry, Phase, dump, error_text
 from app.storage.base import Entry, Pending, RoomMeta, Storage, StoredRoom
 from app.storage.memory import MemoryStorage
 from app.table import Action, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
@@ -156,6 +144,8 @@ class Room:
         self.on_commit: Callable[[Room], None] | None = None
         self._pending: tuple[Pending, Table, Callable[[], None], bool] | None = None
         self._inflight: asyncio.Future[None] | None = None
+        self._texts_sent = (-1, 0)
+        self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
 
     @staticmethod
     def create(game_id: str, raw_options: Mapping[str, Any], *, room_id: str | None = None,
@@ -384,75 +374,80 @@ class Room:
         self._stage(table, action, then)
 
     # ---- frames -------------------------------------------------------------------------
-    def state_frames(self, seats: set[str | None]) -> dict[str | None, str]:
-        """The state frame as JSON text for each of ``seats`` (``None`` is a
-        spectator): the shared part is built once, the engine's view and the
-        legal moves once per seat."""
-        match, game = self.match, self.game
-        phase = self.phase
+    def state_frames(self, seats: set[str | None], texts_from: int = 0) -> dict[str | None, str]:
+        """The state frame (``app.protocol.StateFrame``) as JSON text for each
+        of ``seats`` (``None`` is a spectator). The shared part is built and
+        encoded once; the engine's view and the legal moves once per seat.
+        Log entries before ``texts_from`` leave out their sentence
+        (``docs/protocol.md``, "log": a client keeps the sentences it was
+        sent)."""
+        table, game = self.table, self.game
+        match = table.match
+        phase = table.phase
         to_move = list(game.to_move(match.state)) if phase == "playing" else []
-        outcome = match.current.outcome
-        history = [
-            HistoryEntry(deal=i + 1, outcome=OutcomeView.model_validate(o.to_json()))
-            for i, o in enumerate(match.outcomes)
-        ]
-        log_entries = self.log
+        outcomes = [o.to_json() for o in match.outcomes]
+        log = [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
+               for i, (s, m, t) in enumerate(table.log)]
+        secret_moves = type(game).public_move is not Game.public_move
         common: dict[str, Any] = {
             "title": game.info.title,
             "seats": [self._seat_view(s) for s in self.seats],
-            "sides": [SideView(side=name, seats=list(ss)) for name, ss in self.sides],
-            "options": self.options,
+            "sides": self._sides,
+            "options": dict(table.options),
             "deal": match.deal_number,
-            "log": log_entries,
-            "outcome": history[-1].outcome if outcome is not None else None,
-            "history": history,
+            "outcome": outcomes[-1] if match.current.outcome is not None else None,
+            "history": [{"deal": i + 1, "outcome": o} for i, o in enumerate(outcomes)],
             "totals": match.totals(),
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
             "seeded": self.table.seeded,
             "match_id": self.table.match_id if match.over else None,
         }
-        secret_moves = type(game).public_move is not Game.public_move
+        if not secret_moves:
+            common["log"] = log
+        shared = _encode(common)[1:-1]
+        head = (f'{{"type":"state","version":{table.version},"room":{_encode(table.id)},'
+                f'"game":{_encode(table.game_id)},')
+        tail = f'"phase":"{phase}","to_move":{_encode(to_move)},'
         out: dict[str | None, str] = {}
         for seat in seats:
             legal: list[str] = []
             if seat is not None and seat in to_move and not self.computer_plays(seat):
                 legal = list(game.legal_moves(match.state, seat))
+            view = shared
             if secret_moves:
-                common["log"] = self._public_log(log_entries, seat)
-            frame = StateFrame(
-                version=self.version,
-                room=self.id,
-                game=self.game_id,
-                you=seat,
-                phase=phase,
-                to_move=to_move,
-                legal_moves=legal,
-                view=RoomView(board=game.view(match.state, seat), **common),
-            )
-            out[seat] = dump(frame)
+                view += ',"log":' + _encode(self._public_log(log, seat))
+            out[seat] = (f'{head}"you":{_encode(seat)},{tail}"legal_moves":{_encode(legal)},'
+                         f'"view":{{{view},"board":{_encode(game.view(match.state, seat))}}}}}')
         return out
 
-    def _public_log(self, entries: list[LogEntry], viewer: str | None) -> list[LogEntry]:
+    def _public_log(self, entries: list[dict[str, Any]], viewer: str | None) -> list[dict[str, Any]]:
         """This deal's log as ``viewer`` may see it: a move still secret from
         them (``Game.public_move`` gives ``None``) shows as ``null``; the
         sentences are written to be shown to everyone."""
         state, game = self.match.state, self.game
         out = []
         for e in entries:
-            shown = game.public_move(state, e.seat, e.move, viewer) if e.move is not None else None
-            out.append(e if shown == e.move else LogEntry(seat=e.seat, move=shown, text=e.text))
+            move = e["move"]
+            shown = game.public_move(state, e["seat"], move, viewer) if move is not None else None
+            out.append(e if shown == move else {**e, "move": shown})
         return out
 
-    def _seat_view(self, seat: str) -> SeatView:
+    def _seat_view(self, seat: str) -> dict[str, Any]:
+        """A seat as ``app.protocol.SeatView`` writes it."""
         h = self.table.holder(seat)
         if h is None:
-            return SeatView(seat=seat, name=None, kind=None, connected=False)
+            return {"seat": seat, "name": None, "kind": None, "connected": False}
         if h.level is not None:
-            return SeatView(seat=seat, name=computer_name(h.level), kind="computer", connected=True,
-                            level=h.level, stand_in_for=h.name if h.kind == "human" else None)
-        return SeatView(seat=seat, name=h.name, kind=h.kind, connected=seat in self.seat_conn,
-                        handover=self.may_hand_over(seat))
+            view = {"seat": seat, "name": computer_name(h.level), "kind": "computer", "connected": True,
+                    "level": h.level}
+            if h.kind == "human":
+                view["stand_in_for"] = h.name
+            return view
+        view = {"seat": seat, "name": h.name, "kind": h.kind, "connected": seat in self.seat_conn}
+        if self.may_hand_over(seat):
+            view["handover"] = True
+        return view
 
     def state_text(self, seat: str | None) -> str:
         """The state frame for one seat (or a spectator) as JSON text."""
@@ -463,10 +458,16 @@ class Room:
         conn.push(self.state_text(conn.seat))
 
     def broadcast(self) -> None:
-        """Queue the current state for every connection, each with its view."""
-        texts = self.state_frames({c.seat for c in self.connections})
+        """Queue the current state for every connection, each with its view.
+        Every connection has had the sentences of the log entries that the
+        last broadcast of this deal carried (or its first, full state), so
+        only the new entries carry theirs."""
+        key, sent = self._texts_sent
+        deal = self.table.deal_started
+        frames = self.state_frames({c.seat for c in self.connections}, sent if key == deal else 0)
+        self._texts_sent = (deal, len(self.table.log))
         for conn in self.connections:
-            conn.push(texts[conn.seat])
+            conn.push(frames[conn.seat])
 
     def refuse(self, conn: Connection, error: RoomError) -> None:
         """Tell ``conn`` why its action was refused, then send it a fresh state."""
@@ -776,6 +777,10 @@ class Room:
         if version != self.version:
             raise RoomError("stale_version", f"that was asked on version {version}, but the room is at"
                             f" version {self.version}: here is the state now")
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""Compact JSON text, UTF-8 characters kept (C-accelerated)."""
 
 
 def _retrieve(task: asyncio.Future[None]) -> None:

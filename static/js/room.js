@@ -98,6 +98,7 @@ function connect() {
       // keep its digits as text.
       const m = /"seed":\s*(\d+)/.exec(ev.data);
       frame.seedText = m ? m[1] : null;
+      fillSentences(frame);
     }
     onFrame(frame);
   };
@@ -108,6 +109,17 @@ function connect() {
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
+}
+
+// A log entry's sentence comes once per connection: later states leave it out
+// (docs/protocol.md, "log"). Keep them by deal and position, and fill them in.
+let sentences = [];
+function fillSentences(frame) {
+  frame.view.log.forEach((entry, i) => {
+    if (entry.text != null) sentences[i] = entry.text;
+    else if (sentences[i] != null) entry.text = sentences[i];
+  });
+  sentences.length = frame.view.log.length;
 }
 
 function scheduleReconnect() {

@@ -50,6 +50,7 @@ class Peer:
         self.texts: list[str] = []
         self.last: dict[str, Any] | None = None
         self.token: str | None = None
+        self.sentences: list[str] = []
 
     def send(self, **frame: Any) -> None:
         self.ws.send_json(frame)
@@ -66,6 +67,7 @@ class Peer:
             StateFrame.model_validate(frame)
             assert set(frame) == STATE_KEYS
             assert set(frame["view"]) == VIEW_KEYS
+            self._fill_sentences(frame["view"]["log"])
             self.last = frame
         elif kind == "joined":
             JoinedFrame.model_validate(frame)
@@ -75,6 +77,19 @@ class Peer:
             assert frame["code"] in ERROR_CODES
             assert frame["message"]
         return dict(frame)
+
+    def _fill_sentences(self, log: list[dict[str, Any]]) -> None:
+        """Keep each log entry's sentence, sent once per connection, and put
+        it back where a later state leaves it out, as a client does
+        (``docs/protocol.md``, "log")."""
+        for i, entry in enumerate(log):
+            if "text" in entry:
+                assert entry["text"], entry
+                self.sentences[i:i + 1] = [entry["text"]]
+            else:
+                assert i < len(self.sentences), f"entry {i} came without its sentence"
+                entry["text"] = self.sentences[i]
+        del self.sentences[len(log):]
 
     def state(self) -> dict[str, Any]:
         """The next frame, which must be a state."""

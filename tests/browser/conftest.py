@@ -64,7 +64,8 @@ def server() -> Iterator[str]:
            "CARDBOARD_HANDOVER_SECONDS": "2"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"],
+         "--log-level", "warning", "--ws", "websockets-sansio", "--ws-max-size", "1048576",
+         "--ws-per-message-deflate", "false"],
         cwd=ROOT, env=env,
     )
     base = f"http://127.0.0.1:{port}"

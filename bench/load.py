@@ -1,0 +1,106 @@
+"""The load benchmark of the server (``make bench-load``): starts the server
+as ``make run`` does (one uvicorn worker, SQLite on a temporary file) on a
+free port, fresh for each run, and drives it with the shared load client
+(``../shared/bench/load.py``, its README beside it) at the three loads the
+issues quote: 100 rooms with no think time (saturated), 500 rooms and 1,250
+rooms (5,000 sockets) with 1 s think time. Prints the client's summary of
+each run, then one line per run: moves/s, round trip p50/p99/max in ms,
+server CPU and KiB per room.
+
+Options: ``--only saturated|500|1250`` runs one of them; ``--memory`` keeps
+rooms in memory instead of SQLite; ``--duration`` shortens the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOAD = ROOT.parent / "shared" / "bench" / "load.py"
+RUNS = {
+    "saturated": ["--rooms", "100", "--think-ms", "0", "--duration", "20"],
+    "500": ["--rooms", "500", "--think-ms", "1000", "--duration", "30", "--echo", "--echo-match-rate"],
+    "1250": ["--rooms", "1250", "--think-ms", "1000", "--duration", "30"],
+}
+UVICORN = ["--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(port: int, database: str) -> subprocess.Popen[bytes]:
+    """A fresh server on ``port`` keeping rooms in ``database``, up and answering."""
+    env = {**os.environ, "CARDBOARD_DATABASE": database, "CARDBOARD_MAX_ROOMS": "100000",
+           "CARDBOARD_ROOM_CREATE_BURST": "100000", "CARDBOARD_ROOM_CREATE_PER_HOUR": "1000000"}
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+                               "--port", str(port), "--log-level", "warning", *UVICORN],
+                              cwd=ROOT, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return server
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("the server did not start")
+
+
+def run(name: str, memory: bool, duration: float | None) -> dict[str, object]:
+    """One run on a fresh server; the client's last JSON line."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start(port, ":memory:" if memory else str(Path(tmp) / "bench.db"))
+        args = list(RUNS[name])
+        if duration is not None:
+            args[args.index("--duration") + 1] = str(duration)
+        try:
+            out = subprocess.run([sys.executable, str(LOAD), "--base", f"http://127.0.0.1:{port}",
+                                  "--game", "get-stuck-4", "--server-pid", str(server.pid), *args],
+                                 capture_output=True, text=True, timeout=600)
+        finally:
+            server.terminate()
+            server.wait(30)
+    print(f"==== {name} ({'memory' if memory else 'sqlite'})")
+    print(out.stdout.strip())
+    if out.returncode != 0:
+        print(out.stderr.strip()[-2000:])
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=list(RUNS))
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--duration", type=float)
+    opts = parser.parse_args()
+    if not LOAD.exists():
+        raise SystemExit(f"the shared load client is not at {LOAD}")
+    results = {name: run(name, opts.memory, opts.duration) for name in RUNS
+               if opts.only in (None, name)}
+    print("\nrun        moves/s   p50 ms   p99 ms   max ms  CPU %  KiB/room  errors")
+    for name, r in results.items():
+        rtt: dict[str, float] = r.get("rtt_ms") or {}  # type: ignore[assignment]
+        server: dict[str, float] = r.get("server") or {}  # type: ignore[assignment]
+        kib = server.get("kib_per_room_setup", 0)
+        print(f"{name:<10} {r.get('moves_per_s', 0):>8} {rtt.get('p50', 0):>8} {rtt.get('p99', 0):>8}"
+              f" {rtt.get('max', 0):>8} {r.get('server_cpu_pct', 0):>6} {kib:>9}"
+              f"  {r.get('errors') or {}} {r.get('conn_failures') or {}}")
+
+
+if __name__ == "__main__":
+    main()
