@@ -3,6 +3,9 @@
 // game's renderer module (static/js/games/<game>.js), which knows no rules: it
 // draws the view it is sent, highlights the legal moves and reports clicks.
 
+import { boardUrl } from "./boards.js";
+import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
+
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
 const GAME = root.dataset.game;
@@ -18,6 +21,7 @@ const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
   result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
+  review: $("#review"), grid: $("#room-grid"),
 };
 
 let renderer = null;
@@ -31,17 +35,6 @@ let pendingSend = [];
 let levelBox = null;    // the computer level choice under the seats, built once
 
 // ---------------------------------------------------------------- helpers
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
 export function toast(message, kind = "info") {
   const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
   els.toasts.append(t);
@@ -51,12 +44,6 @@ export function toast(message, kind = "info") {
 /** "deal", or "game" for games played one game per match (renderer.dealNoun). */
 function noun() { return (renderer && renderer.dealNoun) || "deal"; }
 function Noun() { return sentence(noun()); }
-/** Signed points with a true minus sign: +5, 0, −10. */
-function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
-function points(n) { return n < 0 ? `−${-n}` : String(n); }
-
-/** A sentence from the engine, with a capital first letter. */
-function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
 
 function seatInfo(seat) { return state.view.seats.find((s) => s.seat === seat); }
 function seatLabel(seat) { return renderer && renderer.seatLabel ? renderer.seatLabel(seat, state) : seat; }
@@ -306,17 +293,7 @@ function matchResultText() {
 
 
 function outcomeBlock(outcome, title) {
-  const box = el("div", { class: "sides" });
-  for (const s of outcome.scores) {
-    const won = outcome.winners.includes(s.side);
-    const lines = el("ul", { class: "breakdown" });
-    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
-    box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), won ? ` · won the ${noun()}` : ""),
-      el("div", { class: "pts" }, points(s.points)),
-      lines));
-  }
-  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
+  return drawOutcome(outcome, title, { sideName, noun: noun() });
 }
 
 function renderResult() {
@@ -331,6 +308,40 @@ function renderResult() {
     r.append(el("p", { id: "match-result" }, el("strong", {}, matchResultText()), " ",
       Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${points(p)}`).join(" · ")));
     if (state.seedText) r.append(el("p", { class: "sub" }, `Match seed: ${state.seedText}`));
+  }
+  // Review the deal just over; once the match is over, its own page and record.
+  const links = el("div", { class: "room-links" },
+    el("button", { class: "btn small", type: "button", id: "review-last", onclick: () => reviewDeal(v.deal) },
+      `Review this ${noun()}`));
+  if (state.phase === "match_over" && v.match_id) {
+    links.append(
+      el("a", { class: "btn small", id: "match-page", href: `/m/${encodeURIComponent(v.match_id)}`, target: "_blank",
+        rel: "noopener" }, "Match page (share it)"),
+      el("a", { class: "btn small", id: "match-record", href: `/m/${encodeURIComponent(v.match_id)}.txt`,
+        download: `${GAME}-match.txt` }, "Match record"));
+  }
+  r.append(links);
+}
+
+// ---------------------------------------------------------------- review
+// A finished deal opens in the review board (review.js) in place of the
+// table; the game goes on underneath, and "Back to the table" returns.
+let review = null;
+async function reviewDeal(n) {
+  const { openReview, roomSource } = await import("./review.js");
+  if (review) review.close();
+  els.grid.hidden = true;
+  try {
+    review = await openReview(els.review, roomSource(ROOM), {
+      deal: n, toast, newTab: true,
+      onClose: () => { review = null; els.grid.hidden = false; },
+    });
+    els.banner.scrollIntoView({ block: "start" });
+  } catch (e) {
+    review = null;
+    els.review.hidden = true;
+    els.grid.hidden = false;
+    toast(`Could not open the review: ${e.message}`, "error");
   }
 }
 
@@ -433,7 +444,8 @@ function renderScores() {
   const v = state.view;
   const sides = v.sides.map((s) => s.side);
   const table = el("table");
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))),
+    el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
   const body = el("tbody");
   for (const h of v.history) {
     body.append(el("tr", {}, el("td", {}, String(h.deal)),
@@ -441,15 +453,26 @@ function renderScores() {
         const sc = h.outcome.scores.find((x) => x.side === s);
         const td = el("td", { title: sc ? sc.lines.map((l) => `${l.label}: ${signed(l.points)}`).join("\n") : "" }, sc ? points(sc.points) : "");
         return td;
-      })));
+      }),
+      el("td", { class: "review-cell" }, el("button", { class: "btn small", type: "button", "data-review": h.deal,
+        "aria-label": `Review ${noun()} ${h.deal}`, onclick: () => reviewDeal(h.deal) }, "Review"))));
   }
   table.append(body);
-  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))))));
+  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))),
+    el("td", { class: "review-cell" }))));
   els.scores.replaceChildren(table);
   const opts = v.options || {};
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
   else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${opts.deals}`));
+  if (v.seeded) {
+    els.scores.append(el("p", { class: "sub", id: "seeded-note" },
+      `This match was dealt from a chosen seed or ${noun()}, not at random.`));
+  }
+  if (v.history.length) {
+    els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
+      download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));
+  }
 }
 
 // ---------------------------------------------------------------- page wiring
@@ -479,8 +502,7 @@ els.copy.addEventListener("click", async () => {
   setTimeout(() => { els.copy.textContent = "Copy link"; }, 2000);
 });
 
-const MODULES = { "get-stuck-4": "get-stuck" };
-import(`/static/js/games/${MODULES[GAME] || GAME}.js`).then((mod) => {
+import(boardUrl(GAME)).then((mod) => {
   renderer = mod;
   if (state) render();
 }).catch((e) => {
