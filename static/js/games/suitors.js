@@ -120,8 +120,13 @@ function jackAt(b) {
   return out;
 }
 
+/** A face-down card whose face the view gives (lower case: "9h"), as in the
+ * review of a finished game. */
+function knownDown(tok) { return tok !== "??" && tok !== tok.toUpperCase(); }
+
 function cellLabel(state, sq, tok, extra) {
-  const parts = [`${sq}: ${tok === "??" ? "a face-down card" : spoken(tok)}`];
+  const what = tok === "??" ? "a face-down card" : knownDown(tok) ? `a face-down ${spoken(tok)}` : spoken(tok);
+  const parts = [`${sq}: ${what}`];
   const b = state.view.board;
   const j = extra.jack;
   if (j && j.used) parts.push(j.seat === state.you ? "your Jack" : `${playerName(state, j.seat)}'s Jack`);
@@ -138,7 +143,7 @@ function drawCell(state, tok, sq, jacks, region, locked) {
   cell.dataset.square = sq;
   cell.dataset.card = tok;
   cell.setAttribute("role", "gridcell");
-  cell.append(tok === "??" ? faceDown(null) : faceUp(tok));
+  cell.append(tok === "??" ? faceDown(null) : knownDown(tok) ? faceDown(tok) : faceUp(tok));
   const jack = jacks[sq];
   if (jack) {
     cell.dataset.jack = jack.seat;
@@ -226,6 +231,12 @@ function legend(state) {
   item("su-sw-land", "lands here");
   item("su-sw-lock", "moved since your last turn: not your Jumper");
   return box;
+}
+
+/** The set-aside cards, when the view shows them (a finished game). */
+function aside(b) {
+  if (!b.aside_cards) return [];
+  return [el("p", "su-aside", `Set aside, unseen in play: ${b.aside_cards.map(pretty).join(" ")}`)];
 }
 
 // ---------------------------------------------------------------- choosing
@@ -357,7 +368,7 @@ export function render(container, state, ctx) {
   if (choice.selected && !ui.moves.jumps.has(choice.selected)) choice.selected = null;
   ui.status = status;
   applyChoice();
-  if (ctx.extra) ctx.extra.replaceChildren(legend(state));
+  if (ctx.extra) ctx.extra.replaceChildren(legend(state), ...aside(b));
   animateTurn(state, ctx, cells, oldRects);
 
   choice.refocus(focused, cells);
