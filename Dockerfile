@@ -28,5 +28,9 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 
+# The flags of the Makefile's UVICORN_HTTP and UVICORN_WS. Behind a reverse
+# proxy in another container, set FORWARDED_ALLOW_IPS to its address (README).
 CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", \
-     "--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"]
+     "--http", "app.handshake:DeadlineProtocol", \
+     "--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false", \
+     "--ws-ping-interval", "5", "--ws-ping-timeout", "5"]

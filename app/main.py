@@ -12,7 +12,6 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,8 +27,11 @@ from starlette.types import Receive, Scope, Send
 
 from app.bots import Thinker
 from app.history import History, Reviewed, deal_review, match_review, read
+from app.limits import excerpt
 from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
+from app.logs import install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
+from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
 from app.storage import Storage, StorageError
 from app.ws import serve
@@ -72,7 +74,9 @@ class GivenDeal(BaseModel):
 
 
 class CreateRoom(BaseModel):
-    """The body of ``POST /api/rooms``."""
+    """The body of ``POST /api/rooms``; an unknown field is refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
@@ -107,11 +111,10 @@ class Cardboard(FastAPI):
     otherwise stay alive for as long as each socket is open)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and scope["path"].startswith("/ws/"):
-            room_id = scope["path"][4:]
-            if "/" not in room_id:
-                await self.state.serve_socket(WebSocket(scope, receive, send), room_id)
-                return
+        if scope["type"] == "websocket" and scope["path"].startswith("/ws/") \
+                and "/" not in scope["path"][4:]:
+            await self.state.serve_socket(scope, receive, send)
+            return
         await super().__call__(scope, receive, send)
 
 
@@ -147,7 +150,10 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 await task
             await lobby.close()
 
-    app = Cardboard(title="Cardboard", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = Cardboard(title="Cardboard", lifespan=lifespan, docs_url=None, redoc_url=None,
+                    openapi_url=openapi_url(settings))
+    protect(app, settings)
+    install_log_filters()
     app.state.lobby = lobby
     app.state.settings = settings
 
@@ -177,7 +183,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
-        return JSONResponse({"detail": f"{where}: {first['msg']}"}, status_code=422)
+        return JSONResponse({"detail": excerpt(f"{where}: {first['msg']}")}, status_code=422)
 
     # ---- API ------------------------------------------------------------------------------
     @app.get("/healthz")
@@ -197,9 +203,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                                            bots.level if bots else DEFAULT_LEVEL, client,
                                            (body.deal.seed, body.deal.starter) if body.deal else None)
         except KeyError as exc:
-            return JSONResponse({"detail": str(exc.args[0])}, status_code=422)
+            return JSONResponse({"detail": excerpt(str(exc.args[0]))}, status_code=422)
         except OptionError as exc:
-            return JSONResponse({"detail": str(exc)}, status_code=422)
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=422)
         except TooManyRooms as exc:
             return JSONResponse({"detail": str(exc)}, status_code=429,
                                 headers={"Retry-After": str(max(1, round(exc.retry_after)))})
@@ -332,9 +338,13 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     app.mount("/static", StaticFiles(directory=str(STATIC), check_dir=False), name="static")
 
     # ---- websocket ------------------------------------------------------------------------
-    # Served by ``Cardboard.__call__`` ahead of the routing and middleware
-    # stacks (thousands of sockets: each layer is kept alive per socket).
-    app.state.serve_socket = partial(serve, lobby=lobby)
+    # Served by ``Cardboard.__call__`` ahead of the routing and HTTP middleware
+    # (thousands of sockets: each layer stays alive as long as its socket),
+    # behind the origin check and the per-address connection limits only.
+    async def room_socket(scope: Scope, receive: Receive, send: Send) -> None:
+        await serve(WebSocket(scope, receive, send), scope["path"][4:], lobby)
+
+    app.state.serve_socket = guard_sockets(room_socket, settings)
 
     return app
 

@@ -52,6 +52,19 @@ class Settings(BaseSettings):
       after that (for its history) once it is no longer used.
     * ``room_create_burst``, ``room_create_per_hour``: one client address may
       create this many rooms at once, then this many an hour.
+    * ``max_rooms``: creating a room beyond this many answers 503.
+    * ``ws_per_address``: websockets one client address may hold open at once
+      (``app.limits``; an IPv6 address counts as its /64).
+    * ``ws_per_minute``: websockets one client address may open in any 60 s.
+    * ``handshake_seconds``: a connection must send a whole HTTP request (a
+      websocket handshake included) within this many seconds of opening, or
+      of its last answer, or it is closed (``app.handshake``).
+    * ``allowed_origins``: origins (``https://example.org``) whose pages may
+      open the room websocket besides the server's own host; comma-separated
+      like ``games``. A websocket with no ``Origin`` is not a browser's and is
+      let in (``app.security``).
+    * ``api_docs``: serve the interactive API docs at ``/api/docs`` (off by
+      default: they load Swagger UI from a public CDN).
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -69,6 +82,11 @@ class Settings(BaseSettings):
     keep_days: float = Field(default=30.0, ge=0)
     room_create_burst: int = Field(default=30, ge=1)
     room_create_per_hour: float = Field(default=120.0, gt=0)
+    ws_per_address: int = Field(default=50, ge=1)
+    ws_per_minute: int = Field(default=120, ge=1)
+    handshake_seconds: float = Field(default=10.0, gt=0)
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    api_docs: bool = False
 
     @field_validator("games", mode="before")
     @classmethod
@@ -78,6 +96,15 @@ class Settings(BaseSettings):
         if isinstance(value, list | tuple):
             value = tuple(dict.fromkeys(v for v in value if v))
             return value or _all_games()
+        return value
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list | tuple):
+            return tuple(v.strip().rstrip("/").lower() for v in value if v.strip())
         return value
 
     @field_validator("games")

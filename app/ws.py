@@ -25,6 +25,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
+from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict
 from app.lobby import Lobby, Unavailable
 from app.protocol import (
     DEFAULT_LEVEL,
@@ -141,6 +142,11 @@ class WsConnection:
             if self.cut is not None:
                 self.cut()
 
+    async def flush(self) -> None:
+        """Wait until the frames queued so far are sent (or the send failed)."""
+        if self._writer is not None:
+            await asyncio.wait([self._writer])
+
     def close(self) -> None:
         """No more frames will be queued; those queued are dropped."""
         self.closed = True
@@ -207,15 +213,24 @@ def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
 
 async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots) -> None:
     limiter = RateLimiter()
+    flood = FloodGuard()
     receive = websocket.receive
     while True:
         message = await receive()
         if message["type"] == "websocket.disconnect":
             return
         if not limiter.allow():
-            conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
-                                 f" {RATE_SECONDS:g} seconds; this one was ignored"))
+            verdict = flood.refused()
+            if verdict is Verdict.CLOSE:  # read no more: send what is queued, then close
+                await conn.flush()
+                await websocket.close(CLOSE_FLOOD, "too many frames after rate_limited")
+                return
+            if verdict is Verdict.TELL:
+                conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
+                                     f" {RATE_SECONDS:g} seconds; frames are ignored until you slow down,"
+                                     f" and {FLOOD_FRAMES} ignored in that time close the connection"))
             continue
+        flood.accepted()
         try:
             frame = read_frame(message.get("text"), message.get("bytes"))
         except FrameError as exc:

@@ -23,9 +23,7 @@ import asyncio
 import json
 import multiprocessing
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
@@ -38,38 +36,11 @@ import websockets
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.server import free_port, start_server  # noqa: E402
 from engine.registry import GAMES  # noqa: E402
 
 GAP = 0.02
 """Seconds between two measured moves."""
-
-
-def free_port() -> int:
-    """A free TCP port on loopback."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """uvicorn running the app on ``port``, once it answers ``/healthz``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
-        cwd=ROOT, env={**os.environ, **env},
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError("the server did not start")
-        time.sleep(0.1)
 
 
 def post_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -140,10 +111,12 @@ async def _load(base: str, rooms: int, level: str, frames: Synchronized[int]) ->
     await asyncio.gather(*(watch(m["room"]) for m in made))
 
 
-def summary(name: str, samples: list[float]) -> str:
+def summary(name: str, samples: list[float], percentile: int = 95, width: int = 34) -> str:
+    """One line of a table of round trips: ``name``, how many, then the
+    median, the ``percentile``-th percentile and the maximum in ms."""
     ms = sorted(s * 1000 for s in samples)
-    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    return f"{name:<34}{len(ms):>6}{statistics.median(ms):>10.2f}{p95:>10.2f}{ms[-1]:>10.2f}"
+    high = ms[min(len(ms) - 1, round(percentile / 100 * (len(ms) - 1)))]
+    return f"{name:<{width}}{len(ms):>6}{statistics.median(ms):>10.2f}{high:>10.2f}{ms[-1]:>10.2f}"
 
 
 def main() -> None:

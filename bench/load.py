@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
+
+from bench.server import free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = ROOT.parent / "shared" / "bench" / "load.py"
@@ -31,32 +29,16 @@ RUNS = {
     "500": ["--rooms", "500", "--think-ms", "1000", "--duration", "30", "--echo", "--echo-match-rate"],
     "1250": ["--rooms", "1250", "--think-ms", "1000", "--duration", "30"],
 }
-UVICORN = ["--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false"]
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start(port: int, database: str) -> subprocess.Popen[bytes]:
-    """A fresh server on ``port`` keeping rooms in ``database``, up and answering."""
-    env = {**os.environ, "CARDBOARD_DATABASE": database, "CARDBOARD_MAX_ROOMS": "100000",
-           "CARDBOARD_ROOM_CREATE_BURST": "100000", "CARDBOARD_ROOM_CREATE_PER_HOUR": "1000000"}
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                               "--port", str(port), "--log-level", "warning", *UVICORN],
-                              cwd=ROOT, env=env)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit("the server did not start")
+    """A fresh server as ``make run`` starts it, on ``port``, keeping rooms in
+    ``database``, with the room limits lifted for the load client's many
+    rooms from one address."""
+    return start_server(port, {"CARDBOARD_DATABASE": database, "CARDBOARD_MAX_ROOMS": "100000",
+                               "CARDBOARD_ROOM_CREATE_BURST": "100000",
+                               "CARDBOARD_ROOM_CREATE_PER_HOUR": "1000000",
+                               "CARDBOARD_WS_PER_ADDRESS": "100000", "CARDBOARD_WS_PER_MINUTE": "1000000"})
 
 
 def run(name: str, memory: bool, duration: float | None) -> dict[str, object]:
@@ -72,8 +54,7 @@ def run(name: str, memory: bool, duration: float | None) -> dict[str, object]:
                                   "--game", "get-stuck-4", "--server-pid", str(server.pid), *args],
                                  capture_output=True, text=True, timeout=600)
         finally:
-            server.terminate()
-            server.wait(30)
+            stop_server(server)
     print(f"==== {name} ({'memory' if memory else 'sqlite'})")
     print(out.stdout.strip())
     if out.returncode != 0:

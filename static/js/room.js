@@ -492,7 +492,7 @@ els.copy.addEventListener("click", async () => {
   try {
     if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(url);
     else {
-      const tmp = el("textarea", { readonly: true, style: "position:fixed;opacity:0" });
+      const tmp = el("textarea", { readonly: true, class: "copy-buffer" });
       tmp.value = url; document.body.append(tmp); tmp.select(); document.execCommand("copy"); tmp.remove();
     }
     els.copy.textContent = "Link copied!";

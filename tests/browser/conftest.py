@@ -8,16 +8,13 @@ They skip when Chromium is missing, unless CARDBOARD_BROWSER_TESTS=required
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bench.server import free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CARDBOARD_CHROMIUM", "/usr/bin/chromium")
@@ -49,44 +46,19 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": LAUNCH_ARGS}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    """Base URL of a uvicorn server running the app, with fast computer players
-    and a seat that may be handed to a computer after 2 s away."""
-    port = _free_port()
-    env = {**os.environ, "CARDBOARD_BOT_SECONDS": "0.05", "CARDBOARD_BOT_PAUSE": "0.05",
-           "CARDBOARD_HANDOVER_SECONDS": "2"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning", "--ws", "websockets-sansio", "--ws-max-size", "1048576",
-         "--ws-per-message-deflate", "false"],
-        cwd=ROOT, env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.1)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    """Base URL of a uvicorn server running the app as ``make run`` starts it
+    (``bench/server.py``), with fast computer players, a seat that may be
+    handed to a computer after 2 s away, and room for the many websockets
+    one test session opens from one address."""
+    port = free_port()
+    env = {"CARDBOARD_BOT_SECONDS": "0.05", "CARDBOARD_BOT_PAUSE": "0.05",
+           "CARDBOARD_HANDOVER_SECONDS": "2", "CARDBOARD_WS_PER_MINUTE": "10000",
+           "CARDBOARD_WS_PER_ADDRESS": "1000"}
+    proc = start_server(port, env)
+    yield f"http://127.0.0.1:{port}"
+    stop_server(proc)
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ def pick(page: Page, index: int, *, keyboard: bool = False, tap: bool = False) -
 
 def shoot(page: Page, path: Path) -> None:
     """A full-page screenshot once the page's animations have finished."""
-    page.wait_for_function("document.getAnimations().length === 0")
+    page.wait_for_function("() => document.getAnimations().length === 0")
     page.screenshot(path=str(path), full_page=True)
 
 

@@ -1,0 +1,79 @@
+"""A deadline for receiving each HTTP request, websocket handshakes included.
+
+uvicorn has no such timeout: ``--timeout-keep-alive`` only runs while a
+connection waits *between* requests, and any byte received cancels it, so a
+client that sends half a request (or nothing at all) holds its connection,
+and a file descriptor, for ever. ``--limit-concurrency`` does not help: it
+counts those connections, then answers 503 to everyone. A reverse proxy's
+header timeout (nginx ``client_header_timeout``) covers a server behind one;
+this covers a server that faces clients itself.
+
+:class:`DeadlineProtocol` is uvicorn's httptools protocol with a deadline of
+``CARDBOARD_HANDSHAKE_SECONDS`` (:class:`app.settings.Settings`) from the
+moment a connection opens, or a keep-alive connection finishes an answer,
+until its next request has arrived whole (headers and body) or has been
+upgraded to a websocket. A connection still short of that is closed. A
+websocket, once upgraded, is not affected (its own pings watch it), and
+neither is a slow answer. Start uvicorn with
+``--http app.handshake:DeadlineProtocol`` (the ``Makefile`` and
+``Dockerfile`` do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from app.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+
+class DeadlineProtocol(HttpToolsProtocol):
+    """uvicorn's httptools HTTP protocol, closing a connection that has not
+    sent a whole request within ``deadline`` seconds (by default
+    ``Settings.handshake_seconds``)."""
+
+    def __init__(self, *args: Any, deadline: float | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline if deadline is not None else get_settings().handshake_seconds
+        self._deadline_timer: asyncio.TimerHandle | None = None
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline_timer = self.loop.call_later(self.deadline, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
+
+    def _expired(self) -> None:
+        self._deadline_timer = None
+        if not self.transport.is_closing():
+            log.debug("closed a connection that sent no whole request within %g s", self.deadline)
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        self._disarm()
+        super().handle_websocket_upgrade()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and not self.pipeline:
+            self._arm()

@@ -1,0 +1,156 @@
+"""Defences every response and every websocket gets (``docs/protocol.md``,
+"Limits" and "Headers").
+
+* :class:`SecurityHeaders`: a strict Content-Security-Policy (no inline
+  script or style, no framing), ``X-Content-Type-Options: nosniff`` and
+  ``Referrer-Policy: no-referrer`` on every HTTP answer; ``Cache-Control:
+  no-store`` on room pages and ``no-cache`` (revalidate with the ETag) on
+  static files.
+* :class:`OriginCheck`: a browser may open the room websocket only from a
+  page of this server (its ``Origin`` names the ``Host`` it connects to) or
+  of an origin in ``CARDBOARD_ALLOWED_ORIGINS``; others get HTTP 403 at the
+  handshake. A websocket without ``Origin`` is not a browser's and passes.
+* :func:`protect`: adds these, :class:`app.limits.BodyLimit`,
+  :class:`app.limits.ConnectionLimit` and gzip to an app.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.limits import AddressLimits, BodyLimit, ConnectionLimit
+from app.settings import Settings
+
+CSP = ("default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
+       " frame-ancestors 'none'")
+"""The Content-Security-Policy of every page: scripts, styles, images and
+websockets from this server only (``'self'`` covers ``ws:``/``wss:`` to the
+same host), no inline script or ``style=`` attribute, never in a frame."""
+
+DOCS_PATH = "/api/docs"
+SWAGGER = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5.17.14"
+"""Where the API docs page (only with ``CARDBOARD_API_DOCS``) loads Swagger UI
+from: a fixed version."""
+DOCS_CSP = (f"default-src 'self'; script-src 'self' 'unsafe-inline' {SWAGGER}/; style-src 'self' {SWAGGER}/;"
+            " img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+"""The looser policy of the API docs page alone: FastAPI's Swagger page runs
+an inline script and loads Swagger UI from :data:`SWAGGER`."""
+
+GZIP_MIN_BYTES = 500
+"""Answers shorter than this are sent as they are (gzip would not pay)."""
+
+_COMMON = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+
+class SecurityHeaders:
+    """ASGI middleware adding the headers above to every HTTP answer. A
+    ``304 Not Modified`` gets none of them (it carries no content; the
+    browser keeps the headers of the answer it revalidates), which keeps a
+    repeat visit small. Headers the app set itself are left alone."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        csp = (DOCS_CSP if path == DOCS_PATH else CSP).encode()
+        cache = _cache_control(path)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] != 304:
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                extra = [(b"content-security-policy", csp), *_COMMON]
+                if cache is not None:
+                    extra.append((b"cache-control", cache))
+                headers += [(name, value) for name, value in extra if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _cache_control(path: str) -> bytes | None:
+    if path.startswith("/r/"):
+        return b"no-store"
+    if path.startswith("/static/"):
+        return b"no-cache"
+    return None
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a websocket handshake with header ``Origin: origin`` to
+    ``Host: host`` may go on: no origin (not a browser), an origin whose host
+    and port are ``host``, or one of ``allowed`` (lower case, no trailing
+    slash, as :class:`app.settings.Settings` keeps them). ``Origin: null`` (a
+    sandboxed page, a file) is refused unless ``null`` is allowed."""
+    if origin is None:
+        return True
+    origin = origin.strip().rstrip("/").lower()
+    if origin in allowed:
+        return True
+    if host is None or origin == "null":
+        return False
+    return urlsplit(origin).netloc == host.strip().lower()
+
+
+class OriginCheck:
+    """ASGI middleware: a websocket handshake whose ``Origin`` is not allowed
+    (:func:`origin_allowed`) is refused before it is accepted, which uvicorn
+    answers with HTTP 403."""
+
+    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            headers = dict(scope["headers"])
+            origin, host = headers.get(b"origin"), headers.get(b"host")
+            if not origin_allowed(origin.decode("latin-1") if origin is not None else None,
+                                  host.decode("latin-1") if host is not None else None, self.allowed):
+                message = await receive()
+                if message["type"] == "websocket.connect":
+                    await send({"type": "websocket.close", "code": 1008})
+                return
+        await self.app(scope, receive, send)
+
+
+def openapi_url(settings: Settings) -> str | None:
+    """Where the OpenAPI schema is served: nowhere unless ``settings.api_docs``
+    (:func:`protect` then adds the docs page at :data:`DOCS_PATH`)."""
+    return "/api/openapi.json" if settings.api_docs else None
+
+
+def guard_sockets(endpoint: ASGIApp, settings: Settings) -> ASGIApp:
+    """``endpoint`` (the room websocket) behind the origin check and the
+    per-address connection limits, the only layers a websocket goes through
+    (``app.main.Cardboard``)."""
+    limits = AddressLimits(settings.ws_per_address, settings.ws_per_minute)
+    return OriginCheck(ConnectionLimit(endpoint, limits=limits), allowed=settings.allowed_origins)
+
+
+def protect(app: FastAPI, settings: Settings) -> None:
+    """Add the defences of this module and :mod:`app.limits` to ``app`` (and
+    the API docs page if ``settings.api_docs``). From the outside in:
+    headers, body limit, gzip; websockets get :func:`guard_sockets` instead."""
+    if settings.api_docs:
+        @app.get(DOCS_PATH, include_in_schema=False)
+        async def api_docs() -> HTMLResponse:
+            return get_swagger_ui_html(openapi_url="/api/openapi.json", title="Cardboard API",
+                                       swagger_js_url=f"{SWAGGER}/swagger-ui-bundle.js",
+                                       swagger_css_url=f"{SWAGGER}/swagger-ui.css",
+                                       swagger_favicon_url="/static/img/favicon.svg")
+
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)

@@ -1,0 +1,133 @@
+"""Security and cache headers on every answer, the websocket ``Origin``
+check, the API docs switch and gzip (``app/security.py``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+from roomtest import make_client, new_room
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.websockets import WebSocketDisconnect
+
+from app.security import CSP, DOCS_CSP, DOCS_PATH, origin_allowed
+from app.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMON = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+
+
+def check_headers(r: object, csp: str = CSP) -> None:
+    headers = r.headers  # type: ignore[attr-defined]
+    assert headers["content-security-policy"] == csp, r
+    for name, value in COMMON.items():
+        assert headers[name] == value, (r, name)
+
+
+def test_every_route_answers_with_the_headers() -> None:
+    with make_client(Settings(api_docs=True)) as client:
+        room = new_room(client)
+        checked: list[str] = []
+        for route in client.app.routes:  # type: ignore[attr-defined]
+            if isinstance(route, WebSocketRoute):
+                continue  # no HTTP answer: a websocket (checked by the Origin tests below)
+            if isinstance(route, Mount):
+                assert route.path == "/static"
+                r = client.get("/static/css/site.css")
+                assert r.headers["cache-control"] == "no-cache" and r.headers["etag"]
+            else:
+                assert isinstance(route, APIRoute | Route), route
+                path = route.path.replace("{room_id}", room).replace("{game_id}", "get-stuck")
+                assert "{" not in path, path
+                if "POST" in (route.methods or ()):
+                    r = client.post(path, json={"game": "get-stuck"})
+                else:
+                    r = client.get(path)
+                if path.startswith("/r/"):
+                    assert r.headers["cache-control"] == "no-store"
+            assert r.status_code < 300, (route.path, r.status_code)
+            check_headers(r, DOCS_CSP if route.path == DOCS_PATH else CSP)
+            checked.append(route.path)
+        assert {"/", "/r/{room_id}", "/rules/{game_id}", "/api/rooms", "/api/games", "/healthz",
+                "/static", DOCS_PATH, "/api/openapi.json"} <= set(checked)
+
+
+@pytest.mark.parametrize("path", ["/nowhere", "/r/no-such-room", "/rules/chess", "/api/nowhere",
+                                  "/static/nothing.css"])
+def test_refusals_carry_the_headers_too(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 404
+    check_headers(r)
+    if path.startswith("/r/"):
+        assert r.headers["cache-control"] == "no-store"
+
+
+def test_422_and_413_carry_the_headers(client: TestClient) -> None:
+    check_headers(client.post("/api/rooms", json={"game": "chess"}))
+    check_headers(client.post("/api/rooms", content=b" " * 20000))
+
+
+def test_a_static_file_is_revalidated_gzipped_and_304_is_bare(client: TestClient) -> None:
+    first = client.get("/static/js/room.js", headers={"Accept-Encoding": "gzip"})
+    assert first.headers["content-encoding"] == "gzip"
+    assert int(first.headers["content-length"]) < len(first.content) / 2  # httpx has unzipped it
+    again = client.get("/static/js/room.js", headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert "content-security-policy" not in again.headers
+
+
+def test_the_api_docs_are_off_by_default(client: TestClient) -> None:
+    assert client.get(DOCS_PATH).status_code == 404
+    assert client.get("/api/openapi.json").status_code == 404
+    assert client.get("/openapi.json").status_code == 404
+
+
+def test_templates_have_no_inline_script_or_style() -> None:
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        text = path.read_text()
+        assert not re.search(r"\sstyle\s*=", text), path
+        assert not re.search(r"<style\b", text), path
+        assert not re.search(r"\son[a-z]+\s*=", text), path
+        for tag in re.findall(r"<script\b[^>]*>", text):
+            assert "src=" in tag, (path, tag)
+    for path in sorted((ROOT / "static" / "js").rglob("*.js")):
+        text = path.read_text()
+        assert not re.search(r"\bstyle\s*[:=]\s*[\"'`]", text), path  # element.style.x is fine
+
+
+# ---- the websocket Origin --------------------------------------------------------------------
+
+def test_origin_allowed() -> None:
+    assert origin_allowed(None, "example.org", ())
+    assert origin_allowed("https://example.org", "example.org", ())
+    assert origin_allowed("http://EXAMPLE.org:8000", "example.org:8000", ())
+    assert not origin_allowed("https://example.org", "example.org:8000", ())
+    assert not origin_allowed("https://evil.example", "example.org", ())
+    assert not origin_allowed("null", "example.org", ())
+    assert not origin_allowed("https://example.org", None, ())
+    assert origin_allowed("https://play.example.net/", "example.org", ("https://play.example.net",))
+
+
+def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
+    room = new_room(client)
+    with pytest.raises(WebSocketDisconnect), \
+            client.websocket_connect(f"/ws/{room}", headers={"Origin": "https://evil.example"}) as ws:
+        ws.receive_json()
+    for headers in ({}, {"Origin": "http://testserver"}):
+        with client.websocket_connect(f"/ws/{room}", headers=headers) as ws:
+            assert ws.receive_json()["type"] == "state"
+
+
+def test_allowed_origins_let_other_sites_in() -> None:
+    settings = Settings(allowed_origins="https://play.example.net, https://b.example/")  # type: ignore[arg-type]
+    assert settings.allowed_origins == ("https://play.example.net", "https://b.example")
+    with make_client(settings) as client:
+        room = new_room(client)
+        with client.websocket_connect(f"/ws/{room}", headers={"Origin": "https://B.example"}) as ws:
+            assert ws.receive_json()["type"] == "state"
+        with pytest.raises(WebSocketDisconnect), \
+                client.websocket_connect(f"/ws/{room}", headers={"Origin": "https://c.example"}) as ws:
+            ws.receive_json()

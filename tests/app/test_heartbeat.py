@@ -1,0 +1,66 @@
+"""A client that stops answering (no close frame, no pong) is shown as
+disconnected within 15 s: the server pings every 5 s and gives up 5 s after
+an unanswered ping (the ``Makefile``'s ``UVICORN_WS``, also in the
+``Dockerfile``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from liveserver import FrameReader, after_headers, client_frame, live_server, next_state, raw_handshake
+from websockets.sync.client import connect
+
+from bench.server import makefile_flags
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEN_GONE_SECONDS = 15.0
+
+
+def _flag(flags: list[str], name: str) -> float:
+    return float(flags[flags.index(name) + 1])
+
+
+def test_the_ping_settings_see_a_silent_client_within_15_s() -> None:
+    flags = makefile_flags()
+    interval, timeout = _flag(flags, "--ws-ping-interval"), _flag(flags, "--ws-ping-timeout")
+    assert interval + timeout < SEEN_GONE_SECONDS
+    assert interval < 60 / 2  # an idle socket talks to a proxy with a 60 s read timeout
+    cmd = re.search(r"^CMD \[(.*?)\]$", (ROOT / "Dockerfile").read_text(), re.MULTILINE | re.DOTALL)
+    assert cmd is not None
+    docker = json.loads("[" + cmd.group(1).replace("\\\n", "") + "]")
+    assert docker[docker.index("--ws-ping-interval") + 1] == f"{interval:g}"
+    assert docker[docker.index("--ws-ping-timeout") + 1] == f"{timeout:g}"
+    assert all(flag in docker for flag in flags)
+
+
+def test_a_client_that_stops_answering_is_seen_gone_within_15_s() -> None:
+    with live_server() as live:
+        room = live.new_room()
+        with connect(f"{live.ws_base}/ws/{room}") as watcher:
+            next_state(watcher)
+            sock, answer = raw_handshake(live.port, f"/ws/{room}")
+            reader = FrameReader(sock, after_headers(answer))
+            assert reader.next() is not None  # its first state
+            join = {"type": "join", "seat": "red", "name": "Gone"}
+            sock.sendall(client_frame(1, json.dumps(join).encode()))
+            seats = []
+            while not any(s.get("name") == "Gone" and s["connected"] for s in seats):
+                seats = next_state(watcher)["view"]["seats"]
+            silent = time.monotonic()  # from now on it reads nothing and answers no ping
+            while True:
+                seats = next_state(watcher, timeout=SEEN_GONE_SECONDS)["view"]["seats"]
+                red = next(s for s in seats if s["seat"] == "red")
+                if not red["connected"]:
+                    break
+            took = time.monotonic() - silent
+            sock.close()
+        assert took < SEEN_GONE_SECONDS, took
+        # and a client that answers stays connected past a few pings
+        with connect(f"{live.ws_base}/ws/{room}") as alive:
+            next_state(alive)
+            time.sleep(_flag(makefile_flags(), "--ws-ping-interval") * 2.5)
+            alive.send(json.dumps({"type": "leave"}))
+            assert json.loads(alive.recv(timeout=5))["code"] == "not_seated"
