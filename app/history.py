@@ -47,8 +47,9 @@ from engine.registry import get_game
 
 log = logging.getLogger(__name__)
 
-MAX_RECORD_CHARS = 2_000_000
-"""The longest record text :func:`read` accepts, in characters."""
+MAX_RECORD_CHARS = 500_000
+"""The longest record text :func:`read` accepts, in characters (the body
+that carries it is limited too: ``app.limits.MAX_RECORD_BYTES``)."""
 
 CACHED_MATCHES = 64
 """Finished matches kept replayed in memory (they never change)."""

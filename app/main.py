@@ -237,7 +237,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         try:
             review = deal_review(found, number)
         except RecordError as exc:
-            return JSONResponse({"detail": str(exc)}, status_code=404)
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=404)
         return JSONResponse(review.model_dump(mode="json"))
 
     def summary(found: Reviewed) -> Response:
@@ -276,7 +276,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         try:
             return read(body.record, body.game)
         except RecordError as exc:
-            return JSONResponse({"detail": str(exc)}, status_code=400)
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=400)
 
     @app.post("/api/records", response_model=MatchReview)
     async def record_review(body: RecordText) -> Response:

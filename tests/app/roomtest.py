@@ -186,3 +186,15 @@ def play_deal(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str
         play_one(peers, watchers)
     assert peers[0].last is not None
     return peers[0].last
+
+
+def finished_match(client: TestClient) -> tuple[str, str]:
+    """A room whose two-deal Get Stuck match is over (every move the first
+    legal one); returns the room id and the match id."""
+    with table(client, "get-stuck", deals=2) as (room, peers, _):
+        play_deal(peers)
+        peers[0].send(type="next_deal", version=peers[0].version)
+        drain(peers)
+        last = play_deal(peers)
+        assert last["phase"] == "match_over", last
+        return room, str(last["view"]["match_id"])

@@ -18,6 +18,7 @@ from bottest import lobby_of, make_bot_client, new_bot_room, until, watch
 from fastapi.testclient import TestClient
 from roomtest import Peer, connect, make_client, new_room
 
+from app.limits import MAX_RECORD_BYTES
 from app.settings import Settings
 from app.storage import MatchRef, MemoryStorage, SqliteStorage, Storage
 from app.storage.base import Entry, RoomMeta
@@ -282,7 +283,7 @@ def test_bad_records_are_refused_with_clear_messages(client: TestClient) -> None
     four = refusal(client, text.replace('[Game "get-stuck"]', '[Game "get-stuck-4"]'))
     assert four == "[Options]: unknown option 'deals' for get-stuck-4"
     assert refusal(client, "hello")
-    assert "at most" in refusal(client, " " * 2_000_001)
+    assert "at most 500,000 characters" in refusal(client, " " * 500_001)
     assert client.post("/api/records", json={"record": 5}).status_code == 422
     assert client.post("/api/records", json={}).status_code == 422
     # The good record goes through, and a deal it does not hold is a 404.
@@ -513,3 +514,26 @@ def test_records_age_out_with_keep_days(tmp_path: Path) -> None:
                      f"/api/matches/{match_id}/deals/1"):
             assert client.get(path).status_code == 404, path
         assert client.portal.call(lobby.storage.find_match, match_id) is None  # type: ignore[union-attr]
+
+
+def test_a_long_record_may_be_sent_but_not_an_endless_one(client: TestClient) -> None:
+    text = finished_text(client)
+    long = text.replace("\n\n", "\n{" + "a long comment " * 4000 + "}\n\n", 1)
+    assert 50_000 < len(long.encode()) < MAX_RECORD_BYTES
+    r = client.post("/api/records", json={"record": long})
+    assert r.status_code == 200, r.text
+    huge = client.post("/api/records", json={"record": long * 20})
+    assert huge.status_code == 413 and str(MAX_RECORD_BYTES) in huge.json()["detail"]
+    # Other requests keep the small limit.
+    big = client.post("/api/rooms", json={"game": "get-stuck", "options": {"x": "y" * 20_000}})
+    assert big.status_code == 413
+
+
+def test_a_refusal_quotes_only_an_excerpt_of_a_bad_move(client: TestClient) -> None:
+    text = finished_text(client)
+    lines = text.split("\n")
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("1. "))
+    seat = lines[first].split(" ")[1]
+    detail = refusal(client, "\n".join([*lines[:first], f"1. {seat} {'z' * 5000}", *lines[first + 1:]]))
+    assert detail.startswith(f"deal 1, move 1: {seat}'s move 'zzz") and "…" in detail
+    assert len(detail) <= 300
