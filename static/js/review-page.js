@@ -40,12 +40,20 @@ if (root.dataset.source === "match") {
 } else {
   const text = sessionStorage.getItem(RECORD_KEY);
   const form = document.getElementById("record-box");
+  const another = document.getElementById("another-record");
+  another.addEventListener("click", () => {
+    form.hidden = false;
+    another.hidden = true;
+    form.querySelector("textarea").focus();
+  });
   wireRecordForms((checked) => {
     sessionStorage.setItem(RECORD_KEY, checked);
-    history.replaceState(null, "", location.pathname);
-    form.hidden = true;
-    start(recordSource(checked));
+    location.replace("/review");  // a fresh page for the new record, at its start
   });
-  if (text) start(recordSource(text));
-  else form.hidden = false;
+  if (text) {
+    start(recordSource(text));
+    another.hidden = false;
+  } else {
+    form.hidden = false;
+  }
 }

@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
@@ -129,3 +129,28 @@ def play_turns(page: Page, rng: random.Random, changes: int,
             clicked += 1
         wait_version(page, now["version"] + 1)
     return clicked
+
+
+LISTEN = """() => {
+  window.__csp = [];
+  document.addEventListener("securitypolicyviolation", (e) => {
+    window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+  });
+}"""
+
+
+def watched(context: BrowserContext, console: list[str]) -> Page:
+    """A new page of ``context`` that records every Content-Security-Policy
+    violation (:func:`violations`); CSP messages of the console and page
+    errors go to ``console``."""
+    page = context.new_page()
+    page.add_init_script(f"({LISTEN})()")
+    page.on("console", lambda m: console.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("pageerror", lambda e: console.append(f"page error: {e}"))
+    return page
+
+
+def violations(page: Page) -> list[str]:
+    """The CSP violations a :func:`watched` page has seen so far."""
+    found: list[str] = page.evaluate("() => window.__csp")
+    return found

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import play_turns, settled_shot, wait_version
+from browserkit import play_turns, settled_shot, violations, wait_version, watched
 from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect
 
@@ -87,9 +87,8 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
                                                    device: str) -> None:
     made = computer_room(server, "get-stuck-4", seed=31)
     ctx = browser.new_context(**(DESKTOP if device == "desktop" else PHONE))
-    page = ctx.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = watched(ctx, errors)
     page.goto(f"{server}{made['url']}?sit={made['seat']}")
     wait_version(page, 0)
     page.fill("#name", "Ann")
@@ -164,7 +163,7 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
     page.click("#review-close")
     expect(page.locator("#review")).to_be_hidden()
     expect(page.locator("#room-grid")).to_be_visible()
-    assert errors == []
+    assert errors == [] and violations(page) == []
     ctx.close()
 
 
@@ -174,9 +173,8 @@ def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Brow
     assert made["room"] not in match_id
     review = api(server, f"/api/matches/{match_id}/deals/2")
     ctx = browser.new_context(**DESKTOP)
-    page = ctx.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = watched(ctx, errors)
     page.goto(f"{server}/m/{match_id}#deal2-move5")
     expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
     expect(page.locator("#review")).to_have_attribute("data-deal", "2")
@@ -202,6 +200,9 @@ def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Brow
     assert record.get_attribute("href") == f"/m/{match_id}.txt"
     text = page.request.get(f"{server}/m/{match_id}.txt").text()
     assert text.startswith('[Game "get-stuck"]') and f'[Match "{match_id}"]' in text
+    page.click("#copy-position")
+    expect(page.locator("#copy-position")).not_to_have_text("Copy")
+    assert violations(page) == []
 
     phone = browser.new_context(**PHONE).new_page()
     phone.goto(f"{server}/m/{match_id}#deal1-move3")
@@ -255,7 +256,8 @@ def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: B
     with urllib.request.urlopen(f"{server}/m/{match_id}.txt", timeout=10) as r:
         text = r.read().decode()
     ctx = browser.new_context(**DESKTOP)
-    page = ctx.new_page()
+    errors: list[str] = []
+    page = watched(ctx, errors)
     page.goto(server + "/")
     page.fill("#record-text", text.replace('[Game "get-stuck"]', '[Game "chess"]'))
     page.click(".record-form button[type=submit]")
@@ -279,6 +281,7 @@ def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: B
     expect_step(page, 1, review)
     assert page.evaluate("location.hash") == "#deal1-move1"
     settled_shot(page, artifacts / "review-record-desktop.png")
+    assert errors == [] and violations(page) == []
 
     # A seed typed on the home page deals the room from it.
     seed = str(2**63 - 1)
