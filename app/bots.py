@@ -1,5 +1,5 @@
 """Computer players in rooms: they think off the event loop and act through
-the room exactly as people do (issue 6).
+the room exactly as people do (``docs/protocol.md``, "Computer players").
 
 :class:`Thinker` runs ``engine.bots.choose_move`` in a pool of worker
 processes (or threads, ``Settings.bot_pool``), so a search never holds the

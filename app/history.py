@@ -201,6 +201,8 @@ def match_review(r: Reviewed) -> MatchReview:
     return MatchReview(
         game=record.game,
         title=game.info.title,
+        board=game.info.board,
+        deal_noun=game.info.deal_noun,
         options=record.opts,
         seats=[ReviewSeat(seat=s.seat, name=s.name, kind=s.kind, level=s.level)  # type: ignore[arg-type]
                for s in record.seats],

@@ -133,7 +133,11 @@ class Lobby:
         return [self.game_info(g) for g in self.settings.games]
 
     def game_info(self, game_id: str) -> dict[str, Any]:
-        """One game's entry of :meth:`games`. Raises ``KeyError`` if unknown."""
+        """One game's entry of :meth:`games`: ``id``, ``title``, ``seats`` and
+        ``options``, then what the game declares of itself
+        (``engine.base.GameInfo.traits``: players, hidden information,
+        simultaneous and secret moves, layout, board module, deal noun).
+        Raises ``KeyError`` if unknown."""
         game = get_game(game_id)
         options = {o.name: o.description for o in game.info.options}
         options[SEED_OPTION.name] = SEED_OPTION.description
@@ -142,6 +146,7 @@ class Lobby:
             "title": game.info.title,
             "seats": list(game.seats(game.check_options({}))),
             "options": options,
+            **game.info.traits(),
         }
 
     def offers(self, game_id: str) -> bool:

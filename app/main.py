@@ -303,7 +303,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         if room is None:
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
-        return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id)})
+        return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id),
+                                           "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL})
 
     @app.get("/m/{match_id}.txt", response_class=PlainTextResponse, include_in_schema=False)
     async def match_text(match_id: str) -> Response:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
+
+from engine.base import Game
+from engine.bots import LEVELS
 
 MAX_FRAME_BYTES = 64 * 1024
 """The largest client frame accepted, in bytes (UTF-8 for text frames)."""
@@ -26,9 +30,8 @@ RATE_SECONDS = 10.0
 NAME_MAX = 32
 """The longest player name, in characters, after cleaning."""
 
-BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "strong")
-"""The levels of computer players, weakest first (the same as
-``engine.bots.LEVELS``, which a test checks)."""
+BOT_LEVELS: tuple[str, ...] = LEVELS
+"""The levels of computer players, weakest first: ``engine.bots.LEVELS``."""
 
 DEFAULT_LEVEL = "medium"
 """The level of a computer player when ``add_bot`` (or room creation) names none."""
@@ -309,12 +312,22 @@ class LogEntry(_ServerModel):
     text: str | None = Field(default=None, exclude_if=_absent)
 
 
+class FactorView(_ServerModel):
+    """One factor of a score line whose points are a product: its ``value``
+    and what it counts (``label``)."""
+
+    value: int
+    label: str
+
+
 class ScoreLineView(_ServerModel):
-    """One line of a score breakdown (``engine.base.ScoreLine``)."""
+    """One line of a score breakdown (``engine.base.ScoreLine.to_json``);
+    ``factors`` only where the points are a product of them."""
 
     label: str
     detail: str
     points: int
+    factors: list[FactorView] | None = Field(default=None, exclude_if=_absent)
 
 
 class SideScoreView(_ServerModel):
@@ -342,12 +355,12 @@ class HistoryEntry(_ServerModel):
 
 
 class RoomView(_ServerModel):
-    """The ``view`` of a state frame (``/work/notes/frames.md``). ``board`` is
-    the engine's ``view(state, seat)`` for the recipient; ``seed`` stays null
-    until the match is over; ``options`` never holds the seed. ``seeded``
-    says the match was dealt from a chosen seed or deal, not at random;
-    ``match_id`` is the id of the match's page (``/m/<id>``), null until the
-    match is over."""
+    """The ``view`` of a state frame (``docs/protocol.md``, "state"). ``board``
+    is the engine's ``view(state, seat)`` for the recipient; ``seed`` stays
+    null until the match is over; ``options`` never holds the seed.
+    ``seeded`` says the match was dealt from a chosen seed or deal, not at
+    random; ``match_id`` is the id of the match's page (``/m/<id>``), null
+    until the match is over."""
 
     title: str
     seats: list[SeatView]
@@ -365,8 +378,32 @@ class RoomView(_ServerModel):
     board: Any
 
 
+class MoveView(_ServerModel):
+    """One of the recipient's legal moves as data (``docs/protocol.md``, "Move
+    structures"): ``move``, its notation (as in ``legal_moves``), ``kind``,
+    and the squares or cards of that kind, kept as the engine gives them
+    (``engine.base.Game.move_structure``)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    move: str
+    kind: str
+
+
+def move_views(game: Game, state: Any, seat: str | None, legal_moves: Sequence[str]) -> list[MoveView]:
+    """The structure of each of ``legal_moves`` (the moves of ``seat`` on
+    ``state`` that a state frame lists), in the same order, for
+    ``StateFrame.moves``: ``Game.move_structures``, or ``[]`` for a
+    spectator or a seat with no legal move."""
+    if seat is None or not legal_moves:
+        return []
+    return [MoveView.model_validate(st) for st in game.move_structures(state, seat, legal_moves)]
+
+
 class StateFrame(_ServerModel):
-    """The room as one connection sees it."""
+    """The room as one connection sees it. ``moves`` holds the structure of
+    each of ``legal_moves``, in the same order (:func:`move_views`);
+    ``legal_moves`` stays for clients that read the notation."""
 
     type: Literal["state"] = "state"
     version: int
@@ -376,6 +413,7 @@ class StateFrame(_ServerModel):
     phase: Phase
     to_move: list[str]
     legal_moves: list[str]
+    moves: list[MoveView] = Field(default_factory=list)
     view: RoomView
 
 
@@ -426,14 +464,18 @@ class DealSummary(_ServerModel):
 
 
 class MatchReview(_ServerModel):
-    """A match as a review shows it: the game and its options, the seats, the
-    finished deals, the totals over them; ``over`` once the match is over,
+    """A match as a review shows it: the game (its ``board`` module and
+    ``deal_noun``, as ``engine.base.GameInfo`` declares them) and its
+    options, the seats, the finished deals, the totals over them; ``over``
+    once the match is over,
     and then its winners and ``seed`` (digits); ``given``: how many first
     deals were given (a deal played again); ``date`` (``YYYY-MM-DD``) and,
     once over, ``match_id``, the id of its page ``/m/<id>``."""
 
     game: str
     title: str
+    board: str
+    deal_noun: str
     options: dict[str, Any]
     seats: list[ReviewSeat]
     sides: list[SideView]

@@ -388,7 +388,7 @@ class Room:
         outcomes = [o.to_json() for o in match.outcomes]
         log = [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
                for i, (s, m, t) in enumerate(table.log)]
-        secret_moves = type(game).public_move is not Game.public_move
+        secret_moves = game.info.secret_moves
         common: dict[str, Any] = {
             "title": game.info.title,
             "seats": [self._seat_view(s) for s in self.seats],
@@ -412,12 +412,15 @@ class Room:
         out: dict[str | None, str] = {}
         for seat in seats:
             legal: list[str] = []
+            moves: list[Any] = []
             if seat is not None and seat in to_move and not self.computer_plays(seat):
                 legal = list(game.legal_moves(match.state, seat))
+                moves = game.move_structures(match.state, seat, legal)
             view = shared
             if secret_moves:
                 view += ',"log":' + _encode(self._public_log(log, seat))
             out[seat] = (f'{head}"you":{_encode(seat)},{tail}"legal_moves":{_encode(legal)},'
+                         f'"moves":{_encode(moves)},'
                          f'"view":{{{view},"board":{_encode(game.view(match.state, seat))}}}}}')
         return out
 

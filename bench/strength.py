@@ -14,7 +14,8 @@ The per-move budget is ``--iterations`` of search for the strong level
 deals run in ``--jobs`` processes.
 
 Usage: ``python bench/strength.py [--games 200] [--iterations 300]
-[--seconds S] [--jobs 2] [--stucco-deals 20] [game-id ...]``
+[--seconds S] [--jobs 2] [--stucco-deals 20] [--pairings strong-random,...]
+[game-id ...]``
 """
 
 from __future__ import annotations
@@ -101,8 +102,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="strong's seconds per move instead")
     parser.add_argument("--jobs", type=int, default=multiprocessing.cpu_count(), help="processes")
     parser.add_argument("--stucco-deals", type=int, default=20, help="deals for the Stucco timing")
+    parser.add_argument("--pairings", default="",
+                        help="only these pairings, e.g. 'strong-random,strong-medium' (default: all)")
     args = parser.parse_args()
     ids = args.games_ids or list(GAMES)
+    pairings: tuple[tuple[str, str], ...] = PAIRINGS
+    if args.pairings:
+        wanted = {tuple(p.split("-", 1)) for p in args.pairings.split(",")}
+        pairings = tuple(p for p in PAIRINGS if p in wanted)
+        if len(pairings) != len(wanted):
+            parser.error(f"--pairings: choose among {', '.join('-'.join(p) for p in PAIRINGS)}")
     iterations = args.iterations if args.iterations or args.seconds is not None else 300
     budget = " and ".join(
         [f"{args.seconds} s"] * (args.seconds is not None) + [f"{iterations} iterations"] * bool(iterations)
@@ -110,7 +119,7 @@ def main() -> None:
     print(f"budget per move: strong {budget} (medium a tenth or less); {args.games} deals per pairing")
     tasks = [
         (gid, a, b, i, args.seconds, iterations)
-        for gid in ids for a, b in PAIRINGS for i in range(args.games)
+        for gid in ids for a, b in pairings for i in range(args.games)
     ]
     results: dict[tuple[str, str, str], list[int]] = {}
     start = time.perf_counter()
@@ -119,7 +128,7 @@ def main() -> None:
             results.setdefault((gid, a, b), []).append(r)
     print(f"{'game':<18}{'pairing':<20}{'wins':>8}{'draws':>8}{'losses':>8}{'win rate':>10}")
     for gid in ids:
-        for a, b in PAIRINGS:
+        for a, b in pairings:
             rs = results[gid, a, b]
             wins, draws, losses = rs.count(1), rs.count(0), rs.count(-1)
             print(f"{gid:<18}{a + ' v ' + b:<20}{wins:>8}{draws:>8}{losses:>8}{wins / len(rs):>10.1%}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -38,11 +38,25 @@ class OptionError(ValueError):
 @dataclass(frozen=True)
 class ScoreLine:
     """One line of a score breakdown: ``label`` (what is counted), ``detail``
-    (how, in words, e.g. ``"3 courts × +10"``) and ``points`` (signed)."""
+    (how, in words, e.g. ``"3 courts × +10"``) and ``points`` (signed).
+
+    ``factors``, where the points are a product that a board shows as its
+    formula (Stucco: cards played × cards of the last turn): each factor's
+    number and what it counts, e.g. ``((5, "cards played"), (3, "in the last
+    turn"))``; their product is ``points``. Empty otherwise."""
 
     label: str
     detail: str
     points: int
+    factors: tuple[tuple[int, str], ...] = ()
+
+    def to_json(self) -> JSON:
+        """``label``, ``detail`` and ``points``; ``factors`` as a list of
+        ``{"value", "label"}`` only where there are any."""
+        out: dict[str, JSON] = {"label": self.label, "detail": self.detail, "points": self.points}
+        if self.factors:
+            out["factors"] = [{"value": v, "label": what} for v, what in self.factors]
+        return out
 
 
 @dataclass(frozen=True)
@@ -86,10 +100,7 @@ class Outcome:
                     "side": s.side,
                     "seats": list(s.seats),
                     "points": s.points,
-                    "lines": [
-                        {"label": ln.label, "detail": ln.detail, "points": ln.points}
-                        for ln in s.lines
-                    ],
+                    "lines": [ln.to_json() for ln in s.lines],
                 }
                 for s in self.scores
             ],
@@ -141,12 +152,101 @@ S = TypeVar("S")
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How a game's cards lie on the table: ``kind`` ``"grid"``, a layout of
+    ``width`` × ``height`` squares named as in ``docs/notation.md``
+    ("Squares"), or ``"spread"``, open hands and a row of cards played (no
+    squares, so no width or height)."""
+
+    kind: str
+    width: int | None = None
+    height: int | None = None
+
+    def to_json(self) -> JSON:
+        """``{"kind": …}``, with ``width`` and ``height`` for a grid."""
+        if self.kind == "grid":
+            return {"kind": self.kind, "width": self.width, "height": self.height}
+        return {"kind": self.kind}
+
+
+@dataclass(frozen=True)
 class GameInfo:
-    """What a game is called and the options it takes (besides ``seed``)."""
+    """What a game is, declared once by its module, in the spirit of
+    OpenSpiel's ``GameType``: the server, the pages and the boards read these
+    facts from here (``GET /api/games`` carries them, ``docs/protocol.md``).
+
+    - ``id``, ``title``; ``options``, the room options it takes (besides
+      ``seed``);
+    - ``seats``: every seat the game can have, in turn order. A game whose
+      number of players is an option (``players_option``, e.g. Suitors'
+      ``players``) seats a subset of them, in the same order
+      (:meth:`Game.seats`); the choices of that option are the player
+      counts (:attr:`player_counts`);
+    - ``hidden_information``: some seat is shown less than the whole state
+      (face-down cards, a secret pick), so views differ from seat to seat;
+    - ``simultaneous``: two seats can be awaited at once (Stucco's pick);
+    - ``secret_moves``: a move already played can still be secret from other
+      seats, so the log is shown per seat through :meth:`Game.public_move`;
+    - ``layout``: how the cards lie, with the default options (the view of a
+      state gives the real size, e.g. Suitors' Big board);
+    - ``board``: the name of the browser board module,
+      ``static/js/games/<board>.js`` (the id if not given);
+    - ``deal_noun``: what the pages call one deal, ``"deal"``, or ``"game"``
+      for games whose match is a single deal.
+    """
 
     id: str
     title: str
     options: tuple[Option, ...] = field(default=())
+    seats: tuple[str, ...] = ()
+    players_option: str | None = None
+    hidden_information: bool = False
+    simultaneous: bool = False
+    secret_moves: bool = False
+    layout: Layout | None = None
+    board: str = ""
+    deal_noun: str = "deal"
+
+    def __post_init__(self) -> None:
+        if not self.board:
+            object.__setattr__(self, "board", self.id)
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """The numbers of players the game is for, ascending: the choices of
+        ``players_option``, else the number of ``seats``."""
+        if self.players_option is not None:
+            option = next(o for o in self.options if o.name == self.players_option)
+            return tuple(sorted(option.choices))
+        return (len(self.seats),)
+
+    @property
+    def min_players(self) -> int:
+        """The fewest players the game is for."""
+        return self.player_counts[0]
+
+    @property
+    def max_players(self) -> int:
+        """The most players the game is for."""
+        return self.player_counts[-1]
+
+    def traits(self) -> JSON:
+        """The declared facts beyond id, title, seats and options, JSON-safe,
+        as ``GET /api/games`` lists them: ``players`` (``min``, ``max`` and
+        the ``option`` that sets the number, or ``null``),
+        ``hidden_information``, ``simultaneous``, ``secret_moves``,
+        ``layout`` (:meth:`Layout.to_json`, or ``null``), ``board`` and
+        ``deal_noun``."""
+        return {
+            "players": {"min": self.min_players, "max": self.max_players,
+                        "option": self.players_option},
+            "hidden_information": self.hidden_information,
+            "simultaneous": self.simultaneous,
+            "secret_moves": self.secret_moves,
+            "layout": None if self.layout is None else self.layout.to_json(),
+            "board": self.board,
+            "deal_noun": self.deal_noun,
+        }
 
 
 class Game(ABC, Generic[S]):
@@ -175,9 +275,10 @@ class Game(ABC, Generic[S]):
             out[name] = known[name].check(value)
         return out
 
-    @abstractmethod
     def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        """The seats at the table, in turn order (e.g. ``("N", "E", "S", "W")``)."""
+        """The seats at the table, in turn order (e.g. ``("N", "E", "S", "W")``).
+        Default: every seat of ``info.seats``."""
+        return self.info.seats
 
     def sides(self, options: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The sides that score, each ``(name, seats)``. By default each seat is
@@ -244,8 +345,24 @@ class Game(ABC, Generic[S]):
         """How a move already played in this deal by ``seat`` shows to
         ``viewer`` (``None``: a spectator) now that the deal is at ``state``:
         the move itself, or ``None`` while it is still secret (a Stucco pick
-        before both have picked). Default: every move is public."""
+        before both have picked). Default: every move is public. A game that
+        overrides it declares ``info.secret_moves``."""
         return move
+
+    def move_structure(self, state: S, seat: str, move: str) -> dict[str, JSON]:
+        """What ``move``, a legal move of ``seat`` on ``state``, does, as data,
+        so that a client need not parse the notation (``docs/protocol.md``,
+        "Move structures"): always ``move`` (the notation, as in
+        ``legal_moves``) and ``kind``, then the squares or cards of that kind,
+        e.g. ``{"move": "c3-e3", "kind": "jump", "from": "c3", "to": "e3",
+        "jumped": ["d3", "e3"]}``. Default: kind ``"pass"`` for ``pass``,
+        else ``"other"`` with nothing more."""
+        return {"move": move, "kind": "pass" if move == "pass" else "other"}
+
+    def move_structures(self, state: S, seat: str, moves: Sequence[str]) -> list[dict[str, JSON]]:
+        """:meth:`move_structure` of each of ``moves`` (legal moves of ``seat``
+        on ``state``, e.g. ``legal_moves(state, seat)``), in the same order."""
+        return [self.move_structure(state, seat, m) for m in moves]
 
     def describe(self, state: S, seat: str, move: str) -> str:
         """A sentence for people about ``move`` played by ``seat`` on

@@ -8,9 +8,9 @@ a stuck seat in the four-player game plays ``pass``.
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from engine.base import (
@@ -18,6 +18,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     Outcome,
@@ -34,6 +35,7 @@ from engine.cards import (
     pretty,
     shuffled,
 )
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 G = GRID_7X7
@@ -55,6 +57,26 @@ FOUR_SIDES = (("N-S", ("N", "S")), ("E-W", ("E", "W")))
 SEAT_TITLE = {"red": "Red", "black": "Black", "N": "North", "E": "East", "S": "South", "W": "West"}
 SIDE_TITLE = {"N-S": "North–South", "E-W": "East–West", "red": "Red", "black": "Black"}
 PASS = "pass"
+
+TOKEN: dict[str, str] = {GAP: GAP} | {c: c for c in DECK_48} | {
+    c.lower(): sys.intern(c.lower()) for c in DECK_48
+}
+"""Every layout token (face up, face down, the gap) → the one string object
+all states share for it, so that a layout holds no strings of its own."""
+FACE_DOWN: dict[str, str] = {c: TOKEN[c.lower()] for c in DECK_48}
+"""A face-up card → its face-down token."""
+
+_new_state = object.__new__
+
+
+def _state(
+    cells: tuple[str, ...], gap: int, turn: int, indicators: tuple[bool, ...], last: int
+) -> GetStuckState:
+    """A :class:`GetStuckState` built without the frozen dataclass
+    ``__init__`` (several times slower); the fields are exactly its fields."""
+    state = _new_state(GetStuckState)
+    state.__dict__.update(cells=cells, gap=gap, turn=turn, indicators=indicators, last=last)
+    return state
 
 
 @dataclass(frozen=True)
@@ -85,12 +107,12 @@ class GetStuckState:
         """The seat order of this form of the game."""
         return FOUR_SEATS if self.indicators else TWO_SEATS
 
-    @property
+    @cached
     def mover(self) -> str:
         """The seat whose turn it is (even once the deal is over)."""
-        return self.seats[self.turn]
+        return (FOUR_SEATS if self.indicators else TWO_SEATS)[self.turn]
 
-    @cached_property
+    @cached
     def moves(self) -> tuple[str, ...]:
         """The mover's legal moves (``pass`` when stuck in the four-player game;
         empty when stuck in the two-player game). Rulings 2–4 (two players)
@@ -104,14 +126,14 @@ class GetStuckState:
             found = _reach(self.cells, DIAG_RAYS[self.gap], suits)
         return tuple(NAMES[i] for i in found)
 
-    @cached_property
+    @cached
     def diagonal(self) -> bool:
         """Two players: True when the mover may (so must) move diagonally."""
         return not self.indicators and bool(self.moves) and not _reach(
             self.cells, ORTHO_RAYS[self.gap], SEAT_SUITS[self.mover]
         )
 
-    @cached_property
+    @cached
     def loser(self) -> str | None:
         """The losing side once the deal is over, else ``None``: the stuck
         player (two players, ruling 5) or the partnership with both indicators
@@ -143,11 +165,23 @@ def _reach(cells: tuple[str, ...], rays: tuple[tuple[int, ...], ...], suits: str
     return out
 
 
+def _with(ind: tuple[bool, ...], seat: int, up: bool) -> tuple[bool, ...]:
+    return tuple(up if k == seat else v for k, v in enumerate(ind))
+
+
+_SET: dict[tuple[bool, ...], tuple[tuple[tuple[bool, ...], tuple[bool, ...]], ...]] = {
+    ind: tuple(
+        (_with(ind, seat, False), _with(ind, seat, True)) for seat in range(4)
+    )
+    for ind in ((a, b, c, d) for a in (True, False) for b in (True, False)
+                for c in (True, False) for d in (True, False))
+}
+"""``_SET[indicators][seat][up]``: the four indicators with that seat's
+turned face up (``up``) or face down; the tuples are shared by all states."""
+
+
 class _GetStuckBase(Game[GetStuckState]):
     four = False
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return FOUR_SEATS if self.four else TWO_SEATS
 
     def deal(self, seed: int, options: Mapping[str, Any], starter: str) -> GetStuckState:
         """48 cards (Tens removed) shuffled by ``seed`` and dealt face up with
@@ -183,18 +217,26 @@ class _GetStuckBase(Game[GetStuckState]):
         if move not in state.moves:
             raise IllegalMove(_why_illegal(state, move))
         ind = state.indicators
+        turn = state.turn
         if move == PASS:
-            ind = (*ind[:state.turn], False, *ind[state.turn + 1:])
-            return GetStuckState(state.cells, state.gap, (state.turn + 1) % 4, ind, state.last)
+            return _state(state.cells, state.gap, (turn + 1) % 4, _SET[ind][turn][0], state.last)
         i = INDEX[move]
         cells = list(state.cells)
-        cells[state.gap] = cells[i].lower()
+        cells[state.gap] = FACE_DOWN[cells[i]]
         cells[i] = GAP
-        if ind and not ind[state.turn]:
-            ind = (*ind[:state.turn], True, *ind[state.turn + 1:])
-        return GetStuckState(
-            tuple(cells), i, (state.turn + 1) % len(state.seats), ind, state.gap
-        )
+        if ind:
+            if not ind[turn]:
+                ind = _SET[ind][turn][1]
+            return _state(tuple(cells), i, (turn + 1) % 4, ind, state.gap)
+        return _state(tuple(cells), i, 1 - turn, ind, state.gap)
+
+    def move_structure(self, state: GetStuckState, seat: str, move: str) -> dict[str, JSON]:
+        """A card moved into the gap: ``{"kind": "move", "from": "c4", "to":
+        "d4"}`` (``from`` is the move itself, ``to`` the gap); or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "move", "from": move, "to": NAMES[state.gap]}
 
     def describe(self, state: GetStuckState, seat: str, move: str) -> str:
         if move == PASS:
@@ -307,7 +349,7 @@ class _GetStuckBase(Game[GetStuckState]):
             if not any(ind):
                 raise ValueError("the deal ends as soon as one partnership has both indicators down")
         return GetStuckState(
-            tuple(cells),
+            tuple(TOKEN.get(t, t) for t in cells),
             cells.index(GAP),
             seats.index(header["turn"]),
             ind,
@@ -353,6 +395,10 @@ class GetStuck(_GetStuckBase):
         "Get Stuck",
         (Option("deals", "Number of deals in the match: an even number from 2 to 20.",
                 2, minimum=2, maximum=20, even=True),),
+        seats=TWO_SEATS,
+        layout=Layout("grid", G.width, G.height),
+        board="get-stuck",
+        deal_noun="deal",
     )
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
@@ -369,7 +415,8 @@ class GetStuckFour(_GetStuckBase):
     """Get Stuck for Four: N (spades) and S (clubs) against E (hearts) and W
     (diamonds). RULINGS.md, Get Stuck for Four."""
 
-    info = GameInfo("get-stuck-4", "Get Stuck for Four")
+    info = GameInfo("get-stuck-4", "Get Stuck for Four", seats=FOUR_SEATS,
+                    layout=Layout("grid", G.width, G.height), board="get-stuck", deal_noun="deal")
     four = True
 
     def sides(self, options: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -165,7 +165,7 @@ class Match:
         deal = Deal(
             self.current.seed,
             self.current.starter,
-            (*self.current.moves, (seat, move)),
+            (*self.current.moves, _pair(seat, move)),
             game.outcome(state),
         )
         return Match(self.game_id, self.options, self.seed, self.finished, deal, state, self.given,
@@ -217,6 +217,19 @@ class Match:
             for seat, move in moves:
                 m = m.play(seat, move)
         return m
+
+
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
+"""Every ``(seat, move)`` pair played so far, kept once for all matches: a
+move record holds shared pairs, not two strings and a tuple of its own per
+move. Only moves that a game accepted get here, so the table is bounded by
+the games' notations (seats times well-formed moves)."""
+
+
+def _pair(seat: str, move: str) -> tuple[str, str]:
+    """The shared ``(seat, move)`` pair (see :data:`_PAIRS`)."""
+    pair = (seat, move)
+    return _PAIRS.setdefault(pair, pair)
 
 
 def _start(game: Game, options: dict[str, Any], seed: int, index: int,

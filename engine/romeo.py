@@ -48,7 +48,6 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from engine.base import (
@@ -56,6 +55,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Outcome,
     ScoreLine,
@@ -71,6 +71,7 @@ from engine.cards import (
     pretty,
     shuffled,
 )
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 G = GRID_7X7
@@ -244,6 +245,33 @@ SWAP_TOKEN = tuple(
 
 _SWAP_RE = re.compile(r"^swap ([a-g][1-7]) ([a-g][1-7])$")
 
+
+
+def romeo_steps(cells: tuple[str, ...], sq: int, seat: int, other: int) -> list[int]:
+    """The squares (indices) a Romeo of ``seat`` (0 Red, 1 Black) standing on
+    ``sq`` may move to on the layout ``cells``, with the opponent's Romeo on
+    ``other`` (-1: left out of account): RULINGS.md, Romeo and Juliet, rules
+    3 and 4. From its starting Queen, a king-step to a neighbour (rule 3);
+    from a numeral, exactly n squares along its column (red) or row (black),
+    wrapping at the edges; from a King a step, from a Jack a knight's move,
+    never over an edge; from a Joker, to every card whose own rule from its
+    square would land on the Joker. The opponent's Romeo may be on no square
+    of the path, and a Romeo never lands on its own starting Queen. In move
+    order (the order of :attr:`RomeoState.moves`)."""
+    if sq == HOME[seat]:
+        return [d for d in OPENING[seat] if d != other]
+    tok = cells[sq]
+    if tok[0] == "7":  # a Joker: reverse reach (Queens never reach it)
+        out = []
+        for c, _, toks in REACH[sq]:
+            blk = toks.get(cells[c])
+            if blk is not None and other not in blk:
+                out.append(c)
+        return out
+    home = HOME[seat]
+    return [d for d, blk, _ in FAST[sq][tok] if other not in blk and d != home]
+
+
 # ---------------------------------------------------------------------------------
 # Position keys (threefold repetition)
 # ---------------------------------------------------------------------------------
@@ -346,20 +374,9 @@ class RomeoState:
         t = self.turn
         r = self.romeos[t]
         o = self.romeos[1 - t]
-        home = HOME[t]
-        if r == home:  # ruling 3: the opening king-step, and no swap before it
-            out = [NAMES[d] for d in OPENING[t] if d != o]
+        out = [NAMES[d] for d in romeo_steps(self.cells, r, t, o)]
+        if r == HOME[t]:  # ruling 3: no swap before the opening king-step
             return tuple(out) if out else (PASS,)
-        cells = self.cells
-        tok = cells[r]
-        if tok[0] == "7":  # a Joker: reverse reach
-            out = []
-            for c, name, toks in REACH[r]:
-                blk = toks.get(cells[c])
-                if blk is not None and o not in blk:
-                    out.append(name)
-        else:
-            out = [nm for d, blk, nm in FAST[r][tok] if o not in blk and d != home]
         # Swaps: a Joker not under a Romeo nor locked, with a partner in its
         # line that is no Queen, Joker, Romeo's card or locked card.
         fixed = BIT[r] | BIT[o] | LOCK_MASK[self.lock]
@@ -373,7 +390,7 @@ class RomeoState:
                 out += swaps
         return tuple(out) if out else (PASS,)
 
-    moves = cached_property(_legal)
+    moves = cached(_legal)
     """The mover's legal actions, worked out once (see ``_legal``)."""
 
 _new_state = object.__new__
@@ -421,7 +438,7 @@ def _make(
         joker_mask=BIT[jokers[0]] | BIT[jokers[1]] | BIT[jokers[2]],
     )
     # Every state that is played on needs its legal moves (apply checks them),
-    # so work them out now, past the cached_property's lock.
+    # so work them out now.
     fields["moves"] = state._legal()
     return state
 
@@ -448,10 +465,9 @@ class RomeoAndJuliet(Game[RomeoState]):
     A match is one game (the default :meth:`Game.match_over`).
     """
 
-    info = GameInfo("romeo-and-juliet", "Romeo and Juliet")
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
+    info = GameInfo("romeo-and-juliet", "Romeo and Juliet", seats=SEATS,
+                    layout=Layout("grid", G.width, G.height), board="romeo-and-juliet",
+                    deal_noun="game")
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
         """Red moves first in every game (ruling 2)."""
@@ -519,6 +535,20 @@ class RomeoAndJuliet(Game[RomeoState]):
                      past, state.seen, (x, y, z),
                      state.cell_key + (CODE[cb] - CODE[ca]) * DIFF[a][b], state.bloom,
                      SWAP_TOKEN[a][b])
+
+    def move_structure(self, state: RomeoState, seat: str, move: str) -> dict[str, JSON]:
+        """A Romeo move ``{"kind": "move", "from": <the Romeo's square>, "to":
+        "e3"}``; a swap ``{"kind": "swap", "a": "b2", "b": "b5", "joker":
+        "b2"}`` (``a`` and ``b`` in the notation's order, ``joker`` the one of
+        them that holds the Joker); or ``{"kind": "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        pair = SWAP_MOVES.get(move)
+        if pair is None:
+            return {"move": move, "kind": "move", "from": NAMES[state.romeos[state.turn]], "to": move}
+        a, b = pair
+        joker = a if state.cells[a] in JOKERS else b
+        return {"move": move, "kind": "swap", "a": NAMES[a], "b": NAMES[b], "joker": NAMES[joker]}
 
     def describe(self, state: RomeoState, seat: str, move: str) -> str:
         """A sentence for ``move`` by ``seat`` on ``state`` (before it is

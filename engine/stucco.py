@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -26,6 +25,7 @@ from engine.base import (
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     Outcome,
@@ -33,6 +33,7 @@ from engine.base import (
     SideScore,
 )
 from engine.cards import derive_seed, pretty, shuffled
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 SEATS = ("north", "south")
@@ -51,6 +52,8 @@ PASS_CODE = 32
 MOVE_CODE: dict[str, int] = {**CODE, PASS: PASS_CODE}
 """Every well-formed move: the 32 cards and ``pass``."""
 FULL_HAND = (1 << 32) - 1
+HAND_SIZE = 16
+"""Cards dealt to each seat: all 32, 16 each (ruling 1)."""
 
 
 def _followers(card: int) -> tuple[int, ...]:
@@ -121,7 +124,7 @@ class StuccoState:
         """True while the seats are still picking (ruling 2)."""
         return not self.spread
 
-    @cached_property
+    @cached
     def moves(self) -> tuple[str, ...]:
         """The legal moves of the seat on turn once the spread is open: the
         cards of its hand that follow the last card; else ``pass`` if the
@@ -168,10 +171,45 @@ class StuccoState:
         return n
 
 
+def colour(card: int) -> int:
+    """The colour of card int ``card``: 0 for black (spades, clubs), 1 for red
+    (hearts, diamonds)."""
+    return card >> 3 & 1
+
+
+def starter_by_colours(dealer: int, north: int, south: int) -> int:
+    """The seat index that opens the spread when the opening picks have the
+    colours ``north`` and ``south`` (0 black, 1 red) and ``dealer`` deals:
+    RULINGS.md, Stucco, rule 2: same colour, the non-dealer starts;
+    different colours, the dealer."""
+    return 1 - dealer if north == south else dealer
+
+
+_new_state = object.__new__
+
+
+def _state(
+    hands: tuple[int, int], spread: tuple[int, ...], dealer: int, picks: tuple[int, int],
+    turn: int, passed: bool,
+) -> StuccoState:
+    """A :class:`StuccoState` built without the frozen dataclass ``__init__``
+    (several times slower); the fields are exactly its fields."""
+    state = _new_state(StuccoState)
+    state.__dict__.update(hands=hands, spread=spread, dealer=dealer, picks=picks, turn=turn,
+                          passed=passed)
+    return state
+
+
 def _colour_starter(dealer: int, a: int, b: int) -> int:
-    """Ruling 2: same colour, the non-dealer starts; different, the dealer."""
-    same = (a >> 3 & 1) == (b >> 3 & 1)
-    return 1 - dealer if same else dealer
+    """Ruling 2 for the picked cards ``a`` (north's) and ``b`` (south's)."""
+    return starter_by_colours(dealer, colour(a), colour(b))
+
+
+def spread_score(played: int, run: int) -> int:
+    """What the player of the last card scores: RULINGS.md, Stucco, rule 5,
+    the cards it played to the spread (opening card included) times the
+    cards of its final turn (``run``). The other player scores nothing."""
+    return played * run
 
 
 class Stucco(Game[StuccoState]):
@@ -183,10 +221,14 @@ class Stucco(Game[StuccoState]):
         "Stucco",
         (Option("target", "Points to win the match: a whole number from 1 to 1000.",
                 100, minimum=1, maximum=1000),),
+        seats=SEATS,
+        hidden_information=True,
+        simultaneous=True,
+        secret_moves=True,
+        layout=Layout("spread"),
+        board="stucco",
+        deal_noun="deal",
     )
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
 
     # ---- the match ----------------------------------------------------------------
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:
@@ -258,10 +300,10 @@ class Stucco(Game[StuccoState]):
         if move not in moves:
             raise IllegalMove(_why_illegal(state, code))
         if code == PASS_CODE:
-            return StuccoState(state.hands, state.spread, state.dealer, state.picks, 1 - s, True)
+            return _state(state.hands, state.spread, state.dealer, state.picks, 1 - s, True)
         hands = (state.hands[0] ^ (1 << code), state.hands[1]) if s == 0 else (
             state.hands[0], state.hands[1] ^ (1 << code))
-        return StuccoState(hands, (*state.spread, code | s << 5), state.dealer, state.picks, 1 - s)
+        return _state(hands, (*state.spread, code | s << 5), state.dealer, state.picks, 1 - s, False)
 
     def public_move(self, state: StuccoState, seat: str, move: str, viewer: str | None) -> str | None:
         """A pick stays secret from the opponent and spectators until both
@@ -269,6 +311,14 @@ class Stucco(Game[StuccoState]):
         if state.opening and viewer != seat:
             return None
         return move
+
+    def move_structure(self, state: StuccoState, seat: str, move: str) -> dict[str, JSON]:
+        """A secret opening pick ``{"kind": "pick", "card": "QH"}``, a card
+        played to the spread ``{"kind": "play", "card": "QH"}``, or ``{"kind":
+        "pass"}``."""
+        if move == PASS:
+            return {"move": move, "kind": "pass"}
+        return {"move": move, "kind": "pick" if state.opening else "play", "card": move}
 
     def describe(self, state: StuccoState, seat: str, move: str) -> str:
         """A sentence about ``move``. A first pick is described without its
@@ -283,7 +333,7 @@ class Stucco(Game[StuccoState]):
                 return f"{_title(seat)} picks a card"
             picks = (code, other) if s == 0 else (other, code)
             starter = _colour_starter(state.dealer, *picks)
-            same = (picks[0] >> 3 & 1) == (picks[1] >> 3 & 1)
+            same = colour(picks[0]) == colour(picks[1])
             rule = ("the same colour, so the non-dealer" if same
                     else "different colours, so the dealer")
             back = 1 - starter
@@ -311,7 +361,7 @@ class Stucco(Game[StuccoState]):
             if s == winner:
                 run = state.run
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played × {run} in the last turn",
-                                 n * run)
+                                 spread_score(n, run), ((n, "cards played"), (run, "in the last turn")))
             else:
                 line = ScoreLine("Spread", f"{_plural(n, 'card')} played, but {_title(SEATS[winner])}"
                                  " played the last card", 0)

@@ -27,16 +27,18 @@ the engine only through :meth:`Suitors.view`, which shows them as ``??``.
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 from engine.base import (
     JSON,
     Game,
     GameInfo,
     IllegalMove,
+    Layout,
     MalformedMove,
     Option,
     OptionError,
@@ -45,6 +47,7 @@ from engine.base import (
     SideScore,
 )
 from engine.cards import FULL_DECK, Grid, colour, is_card, is_red, pretty, shuffled
+from engine.lazy import cached
 from engine.notation import format_position, parse_position
 
 JACKS = ("JS", "JH", "JC", "JD")
@@ -168,6 +171,15 @@ DECKS: dict[str, tuple[str, ...]] = {
 }
 """The cards shuffled and dealt face down (and set aside) in each variant."""
 
+FACE_DOWN: dict[str, str] = {c: sys.intern(c.lower()) for c in _DECK_47}
+"""A card → its face-down token (one string object shared by all states)."""
+FACE_UP: dict[str, str] = {down: c for c, down in FACE_DOWN.items()}
+"""A face-down token → the card turned up (the deck's own string)."""
+_SORTED_DECK = {v: tuple(sorted(d)) for v, d in DECKS.items()}
+_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "moves")
+"""Derived data of a state that depends only on what every seat sees (the
+face-up cards, the locks, the turn): a determinized state shares it."""
+
 COLOURS_SEATS = ("JS", "JH")
 COLOURS_CORNERS = {"JS": 0, "JH": 2}
 """Colours variant: J♠ at ``a1`` against J♥ at the opposite corner."""
@@ -219,46 +231,29 @@ BEATS: dict[tuple[str, str], dict[str, frozenset[str]]] = {
 
 @dataclass(frozen=True)
 class Region:
-    """A connected region (ruling 3): ``squares`` (sorted) and ``members`` hold
-    its face-up squares; ``revealable`` (sorted) and ``down`` the face-down
-    squares next to it, ``reveals`` the moves turning them up."""
+    """A connected region (ruling 3): ``squares`` (sorted) holds its face-up
+    squares and ``members`` the same as bits (bit ``i`` for square ``i``);
+    ``revealable`` (sorted) and ``down`` (bits) the face-down squares next to
+    it, ``reveals`` the moves turning them up. Bits rather than sets, so that
+    a state's regions hold no containers of their own."""
 
     squares: tuple[int, ...]
-    members: frozenset[int]
+    members: int
     revealable: tuple[int, ...]
-    down: frozenset[int]
+    down: int
     reveals: tuple[str, ...]
 
+    def __contains__(self, square: int) -> bool:
+        """True if ``square`` is one of the region's face-up squares."""
+        return bool(self.members >> square & 1)
 
-_T = TypeVar("_T")
 
-
-class _cached(Generic[_T]):
-    """Like :func:`functools.cached_property` (computed once, then kept in the
-    instance's ``__dict__``), without the lock Python 3.11 takes on every
-    first access, which costs about as much as a whole Suitors move. Two
-    threads racing compute the same value twice: every value here is a pure
-    function of the state."""
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> _cached[_T]: ...
-
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
-
-    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _cached[_T]:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.func(instance)
-        return value
+def _bits(squares: list[int]) -> int:
+    """The squares as bits (bit ``i`` for square ``i``)."""
+    out = 0
+    for sq in squares:
+        out |= 1 << sq
+    return out
 
 
 # ---- the state --------------------------------------------------------------------------
@@ -307,17 +302,17 @@ class SuitorsState:
         cells = " ".join(UNKNOWN if c.islower() else c for c in self.cells)
         return f"SuitorsState({head}; cells: {cells})"
 
-    @_cached
+    @cached
     def board(self) -> Board:
         """The layout tables of this variant."""
         return BOARDS[self.variant]
 
-    @_cached
+    @cached
     def mover(self) -> str:
         """The seat whose turn it is (still set once the game is over)."""
         return self.seats[self.turn]
 
-    @_cached
+    @cached
     def winner(self) -> str | None:
         """The seat whose Jack ended its own jump orthogonally next to the
         Queen (ruling 5), else ``None``."""
@@ -329,7 +324,7 @@ class SuitorsState:
             return self.last_seat
         return None
 
-    @_cached
+    @cached
     def over(self) -> bool:
         """True once a Jack reached the Queen, every player passed in a row, or
         1,000 turns were played (ruling 5)."""
@@ -339,7 +334,7 @@ class SuitorsState:
             or self.turns >= MAX_TURNS
         )
 
-    @_cached
+    @cached
     def locked(self) -> frozenset[int]:
         """Squares of the cards the mover may not use as Jumper: they were
         Jumper or jumped during another player's turn since the mover's last
@@ -355,7 +350,7 @@ class SuitorsState:
         since = self.turns - k  # seat's last turn number (negative: none yet)
         return sorted(sq for sq, t in self.moved if t > since)
 
-    @_cached
+    @cached
     def regions(self) -> list[Region]:
         """The connected regions found so far: a cache that depends only on
         which squares are face up. A jump or a pass hands it on unchanged
@@ -369,7 +364,7 @@ class SuitorsState:
         by orthogonal paths of face-up squares (ruling 3), with the face-down
         squares next to it."""
         for r in self.regions:
-            if start in r.members:
+            if r.members >> start & 1:
                 return r
         cells = self.cells
         nbrs = self.board.nbrs
@@ -386,7 +381,7 @@ class SuitorsState:
                         found.append(nb)
         down.sort()
         names = self.board.reveal_name
-        r = Region(tuple(sorted(found)), frozenset(found), tuple(down), frozenset(down),
+        r = Region(tuple(sorted(found)), _bits(found), tuple(down), _bits(down),
                    tuple(names[sq] for sq in down))
         self.regions.append(r)
         return r
@@ -397,7 +392,7 @@ class SuitorsState:
         cards ``seat`` may turn up (ruling 4)."""
         return self.region_at(self.cells.index(seat))
 
-    @_cached
+    @cached
     def moves(self) -> tuple[str, ...]:
         """The mover's legal moves (ruling 4): its reveals by square, then its
         jumps by Jumper square (in square order) and direction (north, east,
@@ -447,6 +442,12 @@ class Suitors(Game[SuitorsState]):
                    " (two players, your Jumper is of your Jack's colour).",
                    "standard", kind="choice", choices=VARIANTS),
         ),
+        seats=JACKS,
+        players_option="players",
+        hidden_information=True,
+        layout=Layout("grid", BOARD_9X5.width, BOARD_9X5.height),
+        board="suitors",
+        deal_noun="game",
     )
 
     def check_options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -473,7 +474,7 @@ class Suitors(Game[SuitorsState]):
         deck = shuffled(DECKS[variant], seed)
         free = b.size - len(fixed)
         it = iter(deck[:free])
-        cells = tuple(fixed[i] if i in fixed else next(it).lower() for i in range(b.size))
+        cells = tuple(fixed[i] if i in fixed else FACE_DOWN[next(it)] for i in range(b.size))
         return SuitorsState(variant, seats, cells, tuple(deck[free:]), seats.index(starter))
 
     def to_move(self, state: SuitorsState) -> tuple[str, ...]:
@@ -507,8 +508,11 @@ class Suitors(Game[SuitorsState]):
         turn = (state.turn + 1) % n
         moved = state.moved
         if moved:  # keep the entries of the last n - 1 turns
-            oldest = turns - (n - 1)
-            moved = tuple([e for e in moved if e[1] >= oldest])
+            if n == 2:  # one turn: the one now played, so none of the old
+                moved = ()
+            else:
+                oldest = turns - (n - 1)
+                moved = tuple([e for e in moved if e[1] >= oldest])
         regions = state.regions
         winner = None
         if step is None or step.kind == _REVEAL:
@@ -520,9 +524,9 @@ class Suitors(Game[SuitorsState]):
             else:
                 sq = step.line[0]
                 listed = list(state.cells)
-                listed[sq] = listed[sq].upper()
+                listed[sq] = FACE_UP[listed[sq]]
                 cells = tuple(listed)
-                regions = [r for r in regions if sq not in r.down]
+                regions = [r for r in regions if not r.down >> sq & 1]
                 passes = 0
                 over = turns >= MAX_TURNS
         else:
@@ -560,6 +564,23 @@ class Suitors(Game[SuitorsState]):
             "locked": locked, "regions": regions,
         })
         return new
+
+    def move_structure(self, state: SuitorsState, seat: str, move: str) -> dict[str, JSON]:
+        """A reveal ``{"kind": "reveal", "at": "c2"}``; a jump ``{"kind":
+        "jump", "from": "c3", "to": "e3", "jumped": ["d3", "e3"]}`` (the
+        Jumper's square, the square it lands on, and the squares of the cards
+        it jumps, nearest first: the last is where it lands); or ``{"kind":
+        "pass"}``."""
+        b = state.board
+        step = b.parse.get(move)
+        if step is None:
+            return {"move": move, "kind": "pass"}
+        names = b.names
+        line = step.line
+        if step.kind == _REVEAL:
+            return {"move": move, "kind": "reveal", "at": names[line[0]]}
+        return {"move": move, "kind": "jump", "from": names[line[0]], "to": names[line[-1]],
+                "jumped": [names[q] for q in line[1:]]}
 
     def describe(self, state: SuitorsState, seat: str, move: str) -> str:
         """A sentence about ``move``. A reveal names the card only when the move
@@ -740,15 +761,31 @@ class Suitors(Game[SuitorsState]):
         seen (the variant's cards minus every face-up card; the hidden cards
         themselves are never read) shuffled by ``rng`` onto the face-down
         squares, row by row, and the rest set aside."""
-        unseen = Counter(DECKS[state.variant])
-        unseen.subtract(c for c in state.cells if not c.islower())
-        pool = sorted(unseen.elements())
+        variant = state.variant
+        if variant == "big":  # two decks: count the cards
+            unseen = Counter(DECKS[variant])
+            unseen.subtract(c for c in state.cells if not c.islower())
+            pool = sorted(unseen.elements())
+        else:  # each card once; face-down tokens are lower case, never a card
+            up = set(state.cells)
+            pool = [c for c in _SORTED_DECK[variant] if c not in up]
         rng.shuffle(pool)
         it = iter(pool)
-        cells = tuple(next(it).lower() if c.islower() else c for c in state.cells)
-        rest = tuple(it)
-        return SuitorsState(state.variant, state.seats, cells, rest, state.turn, state.turns,
-                            state.passes, state.moved, state.last_seat, state.last_move)
+        cells = tuple(FACE_DOWN[next(it)] if c.islower() else c for c in state.cells)
+        # Built like apply builds states, sharing the derived data that only
+        # depends on what every seat sees (computed once, not per world).
+        new: SuitorsState = object.__new__(SuitorsState)
+        fields = new.__dict__
+        fields.update({
+            "variant": variant, "seats": state.seats, "cells": cells, "aside": tuple(it),
+            "turn": state.turn, "turns": state.turns, "passes": state.passes,
+            "moved": state.moved, "last_seat": state.last_seat, "last_move": state.last_move,
+        })
+        known = state.__dict__
+        for name in _PUBLIC_DERIVED:
+            if name in known:
+                fields[name] = known[name]
+        return new
 
 
 # ---- helpers ----------------------------------------------------------------------------
@@ -838,7 +875,7 @@ def _why_illegal(state: SuitorsState, move: str) -> str:
     cells = state.cells
     seat = state.mover
     step = b.parse.get(move)
-    region = state.region(seat).members
+    region = state.region(seat)
     if step is not None and step.kind == _REVEAL:
         sq = step.line[0]
         if not cells[sq].islower():

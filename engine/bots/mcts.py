@@ -195,6 +195,7 @@ class Searcher:
     # ---- one iteration ---------------------------------------------------------------
     def _iterate(self, root: _Node, state: Any, allowed: frozenset[str] | None) -> None:
         game, rng, c = self.game, self.rng, self.c
+        sqrt, log = math.sqrt, math.log
         node = root
         path: list[tuple[_Edge, str]] = []
         while True:
@@ -220,7 +221,8 @@ class Searcher:
                         continue
                     e.avail += 1
                     if not untried:
-                        score = e.total / e.visits + c * math.sqrt(math.log(e.avail) / e.visits)
+                        visits = e.visits
+                        score = e.total / visits + c * sqrt(log(e.avail) / visits)
                         if score > best_score:
                             best, best_move, best_score = e, m, score
                 if untried:

@@ -2,7 +2,7 @@
 
 * :func:`distance`: the fewest Romeo moves from a Romeo's square to its
   Juliet on the current layout (ignoring swaps and the other Romeo), by
-  breadth-first search over the game's own move tables.
+  breadth-first search over the game's own move rule (``romeo_steps``).
 * :func:`evaluate`: the searcher's cut-off estimate, from the race between
   the two distances (the seat to move is half a move ahead).
 * :func:`exact_move`: the strong level's exact search once the race is
@@ -20,7 +20,7 @@ import time
 
 from engine.base import Game
 from engine.bots.mcts import Budget, Rewards
-from engine.romeo import FAST, HOME, JULIET, NAMES, OPENING, REACH, SEATS, RomeoState
+from engine.romeo import JULIET, NAMES, SEATS, RomeoState, romeo_steps
 
 UNREACHABLE = 20
 """The distance counted for a Juliet that cannot be reached on this layout."""
@@ -40,27 +40,11 @@ its Juliet (before that no forced landing within :data:`WIN_DEPTH` exists
 for us, and the opponent is not about to land)."""
 
 
-def _steps(cells: tuple[str, ...], sq: int, seat: int, other: int) -> list[int]:
-    """The squares a Romeo of ``seat`` on ``sq`` could move to on this layout
-    with the other Romeo standing on ``other`` (rulings 3 and 4)."""
-    if sq == HOME[seat]:
-        return [d for d in OPENING[seat] if d != other]
-    tok = cells[sq]
-    if tok[0] == "7":  # a Joker: every card whose own rule lands here
-        out = []
-        for c, _, toks in REACH[sq]:
-            blockers = toks.get(cells[c])
-            if blockers is not None and other not in blockers:
-                out.append(c)
-        return out
-    return [d for d, blockers, _ in FAST[sq].get(tok, ()) if other not in blockers]
-
-
 def path_length(state: RomeoState, seat: int, other: int) -> int:
     """The fewest Romeo moves that bring ``seat``'s Romeo (0 Red, 1 Black) to
     its Juliet on the current layout without swaps, with the other Romeo on
     square ``other`` (-1: ignore it); :data:`UNREACHABLE` if none does."""
-    start, goal, home = state.romeos[seat], JULIET[seat], HOME[seat]
+    start, goal = state.romeos[seat], JULIET[seat]
     if start == goal:
         return 0
     cells = state.cells
@@ -71,10 +55,10 @@ def path_length(state: RomeoState, seat: int, other: int) -> int:
         d += 1
         nxt = []
         for sq in frontier:
-            for x in _steps(cells, sq, seat, other):
+            for x in romeo_steps(cells, sq, seat, other):
                 if x == goal:
                     return d
-                if x not in seen and x != home:
+                if x not in seen:
                     seen.add(x)
                     nxt.append(x)
         frontier = nxt

@@ -27,7 +27,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine.stucco import CARDS, CODE, FOLLOW_MASK, SEAT_INDEX, SEATS, StuccoState
+from engine.stucco import (
+    CARDS,
+    CODE,
+    FOLLOW_MASK,
+    HAND_SIZE,
+    SEAT_INDEX,
+    SEATS,
+    StuccoState,
+    colour,
+    spread_score,
+    starter_by_colours,
+)
 
 INF = 1 << 20
 FULL = (1 << 32) - 1
@@ -97,7 +108,7 @@ class Solver:
                         if alpha >= beta:
                             break
         else:  # nobody can follow: we played the last card (ruling 5)
-            best = (16 - mine.bit_count()) * run
+            best = spread_score(HAND_SIZE - mine.bit_count(), run)
             table[key] = (best, best)
             return best
         if best <= a0:
@@ -164,11 +175,6 @@ def best_play(state: StuccoState) -> tuple[str, int] | None:
     return card, values[card]
 
 
-def colour(card: int) -> int:
-    """0 for black (spades, clubs), 1 for red."""
-    return card >> 3 & 1
-
-
 def opening_matrix(state: StuccoState, seat: str, solver: Solver | None = None) -> tuple[
     dict[tuple[int, int], int], dict[int, int]
 ]:
@@ -190,12 +196,11 @@ def opening_matrix(state: StuccoState, seat: str, solver: Solver | None = None) 
         col = colour(card)
         w = solver.opening_value(card, value_b.get(col, -INF))
         value_b[col] = max(w, value_b.get(col, -INF))
-    dealer = state.dealer == me
     matrix = {}
     for ours, a in value_a.items():
         for theirs, b in value_b.items():
-            # same colour: the non-dealer opens; different: the dealer
-            we_open = (ours == theirs) != dealer
+            north, south = (ours, theirs) if me == 0 else (theirs, ours)
+            we_open = starter_by_colours(state.dealer, north, south) == me
             matrix[ours, theirs] = a if we_open else -b
     return matrix, best_a
 

@@ -1,5 +1,6 @@
 // The review board: a finished deal step by step, drawn by the same board
-// module as play (static/js/games/<game>.js, boards.js) from positions the
+// module as play (static/js/games/<board>.js, named by the game's metadata
+// in the review's summary) from positions the
 // server sends (docs/protocol.md, "Records and reviews"). It knows no rules:
 // every step's board, the seats to move, the sentences and the score lines
 // come from the server; it only chooses which step to draw.
@@ -10,7 +11,6 @@
 // (roomSource), a finished match's id (matchSource) or a record's text
 // (recordSource).
 
-import { boardUrl } from "./boards.js";
 import { svg } from "./dom.js";
 import { copyText, el, outcomeBlock, points, sentence } from "./ui.js";
 
@@ -70,7 +70,9 @@ export function parsePosition(hash) {
  */
 export async function openReview(container, source, options = {}) {
   const summary = await source.summary();
-  const renderer = await import(boardUrl(summary.game, "review"));
+  // A copy of the module of its own ("?review"), so that the room's board and
+  // the review board never share what a module keeps between two frames.
+  const renderer = await import(`/static/js/games/${summary.board}.js?review`);
   const review = new Review(container, source, summary, renderer, options);
   const last = summary.deals.length;
   if (last) await review.show(Math.min(Math.max(options.deal || 1, 1), last), options.move);
@@ -105,7 +107,7 @@ class Review {
   }
 
   // ---- names, as the board module words them
-  noun() { return this.renderer.dealNoun || "deal"; }
+  noun() { return this.summary.deal_noun; }
   seatLabel(seat) {
     return this.renderer.seatLabel && this.drawn ? this.renderer.seatLabel(seat, this.drawn) : seat;
   }

@@ -1,18 +1,23 @@
 // The room client: one websocket, automatic reconnect with backoff, seat
 // management, banner, scoreboard and log. The board itself is drawn by the
-// game's renderer module (static/js/games/<game>.js), which knows no rules: it
+// game's board module (static/js/games/<board>.js), which knows no rules: it
 // draws the view it is sent, highlights the legal moves and reports clicks.
+// What the game is (its board module, what it calls a deal) and the computer
+// levels come with the page, from the game's declared metadata
+// (GET /api/games, docs/protocol.md).
 
-import { boardUrl } from "./boards.js";
 import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
 
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
 const GAME = root.dataset.game;
+const BOARD = root.dataset.board;
+const DEAL_NOUN = root.dataset.dealNoun || "deal";
 const TOKEN_KEY = `cardboard.token.${ROOM}`;
 const NAME_KEY = "cardboard.name";
 const LEVEL_KEY = "cardboard.botLevel";
-const LEVELS = ["easy", "medium", "strong"];
+const LEVELS = root.dataset.levels.split(" ");
+const DEFAULT_LEVEL = root.dataset.defaultLevel;
 // "Play against the computer" opens /r/<room>?sit=<seat>: take that seat.
 let sitAt = new URLSearchParams(location.search).get("sit");
 
@@ -41,8 +46,8 @@ export function toast(message, kind = "info") {
   setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
 }
 
-/** "deal", or "game" for games played one game per match (renderer.dealNoun). */
-function noun() { return (renderer && renderer.dealNoun) || "deal"; }
+/** "deal", or "game" for games played one game per match (the game's deal_noun). */
+function noun() { return DEAL_NOUN; }
 function Noun() { return sentence(noun()); }
 
 function seatInfo(seat) { return state.view.seats.find((s) => s.seat === seat); }
@@ -148,12 +153,15 @@ function roomGone() {
 }
 
 // ---------------------------------------------------------------- frames
-function onFrame(f) {
-  if (f.type === "state") {
+// The server's frames by type (docs/protocol.md, "Frames the server sends");
+// a type this page does not know is ignored.
+const FRAME_HANDLERS = {
+  state(f) {
     prev = state;
     state = f;
     render();
-  } else if (f.type === "joined") {
+  },
+  joined(f) {
     localStorage.setItem(TOKEN_KEY, f.token);
     replaced = false;
     // Seated: drop the "type your name" hint and bring the banner (whose turn,
@@ -164,38 +172,37 @@ function onFrame(f) {
       sitAt = null;
       history.replaceState(null, "", location.pathname);
     }
-  } else if (f.type === "error") {
-    onError(f);
-  }
+  },
+  error(f) {
+    const handle = ERROR_HANDLERS[f.code] || showError;
+    handle(f);
+  },
+};
+
+function onFrame(f) {
+  const handle = Object.hasOwn(FRAME_HANDLERS, f.type) ? FRAME_HANDLERS[f.type] : null;
+  if (handle) handle(f);
 }
 
-function onError(f) {
-  switch (f.code) {
-    case "replaced":
-      replaced = true;
-      toast("Your seat was opened in another tab or device. This tab now watches.", "error");
-      break;
-    case "bad_token":
-      localStorage.removeItem(TOKEN_KEY);
-      break;
-    case "no_such_room":
-      roomGone();
-      break;
-    case "not_your_turn":
-    case "illegal_move":
-      // A second click of a move already on its way: the fresh state is coming.
-      if (Date.now() - lastMoveAt < 1500 && f.code === "not_your_turn") break;
-      toast(f.message || f.code, "error");
-      break;
-    case "stale_version":
-      // A double click: the first click played, the second was on an old version.
-      if (Date.now() - lastMoveAt < 1500) break;
-      toast("The position changed before your move arrived. Here it is.", "error");
-      break;
-    default:
-      toast(f.message || f.code, "error");
-  }
-}
+function showError(f) { toast(f.message || f.code, "error"); }
+
+/** A second click of a move already on its way: the fresh state is coming. */
+function justMoved() { return Date.now() - lastMoveAt < 1500; }
+
+// The error codes this page answers in its own way; any other is shown.
+const ERROR_HANDLERS = {
+  replaced() {
+    replaced = true;
+    toast("Your seat was opened in another tab or device. This tab now watches.", "error");
+  },
+  bad_token() { localStorage.removeItem(TOKEN_KEY); },
+  no_such_room() { roomGone(); },
+  not_your_turn(f) { if (!justMoved()) showError(f); },
+  stale_version() {
+    // A double click: the first click played, the second was on an old version.
+    if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");
+  },
+};
 
 // ---------------------------------------------------------------- rendering
 function render() {
@@ -266,8 +273,9 @@ function renderBanner() {
 /** Pass, Next deal and Rematch live in the banner, so they are always in view. */
 function bannerActions() {
   const box = el("span", { class: "banner-actions" });
-  if (state.legal_moves.includes("pass")) {
-    box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play("pass") },
+  const pass = state.moves.find((m) => m.kind === "pass");
+  if (pass) {
+    box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play(pass.move) },
       renderer.passLabel ? renderer.passLabel(state) : "Pass"));
   }
   if (state.phase === "match_over" && state.you) {
@@ -413,7 +421,7 @@ function levelPicker() {
   const pick = el("select", { id: "bot-level" });
   const remembered = localStorage.getItem(LEVEL_KEY);
   for (const level of LEVELS) {
-    pick.append(el("option", { value: level, selected: level === (remembered || "medium") },
+    pick.append(el("option", { value: level, selected: level === (remembered || DEFAULT_LEVEL) },
       level.charAt(0).toUpperCase() + level.slice(1)));
   }
   pick.addEventListener("change", () => localStorage.setItem(LEVEL_KEY, pick.value));
@@ -502,10 +510,10 @@ els.copy.addEventListener("click", async () => {
   setTimeout(() => { els.copy.textContent = "Copy link"; }, 2000);
 });
 
-import(boardUrl(GAME)).then((mod) => {
+import(`/static/js/games/${BOARD}.js`).then((mod) => {
   renderer = mod;
   if (state) render();
 }).catch((e) => {
-  toast(`Could not load the board for ${GAME}: ${e}`, "error");
+  toast(`Could not load the board ${BOARD}: ${e}`, "error");
 });
 connect();

@@ -23,10 +23,8 @@ class PickState:
 class PickGame(Game[PickState]):
     """Both seats pick at once; one deal per match."""
 
-    info = GameInfo("pick", "Pick")
-
-    def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:
-        return SEATS
+    info = GameInfo("pick", "Pick", seats=SEATS, hidden_information=True, simultaneous=True,
+                    secret_moves=True)
 
     def deal(self, seed: int, options: Mapping[str, Any], starter: str) -> PickState:
         return PickState()

@@ -1,5 +1,6 @@
-"""Helpers for the server tests: an app per test, websocket peers that check
-every frame against the protocol models, and seated tables."""
+"""Helpers for the server tests: an app per test, the websocket test client
+(:class:`Peer`: every frame checked against the protocol models, and no read
+waits forever), and seated tables."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
@@ -17,9 +19,12 @@ from app.protocol import ERROR_CODES, ErrorFrame, JoinedFrame, StateFrame
 from app.rooms import Room
 from app.settings import Settings
 
-STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "view"}
+STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
              "match_winners", "seed", "seeded", "match_id", "board"}
+WAIT = 30.0
+"""Seconds a peer waits for a frame before the test fails, so that a frame
+that never comes fails the test instead of hanging it."""
 
 
 def rebuilt(room: Room) -> Room:
@@ -42,11 +47,16 @@ def new_room(client: TestClient, game: str = "get-stuck", **options: Any) -> str
 
 
 class Peer:
-    """One websocket connection. Every frame received is parsed, checked
-    against its pydantic model and kept (``frames`` and raw ``texts``)."""
+    """One websocket connection of a test: the one websocket client of the
+    server tests. Every frame received is parsed, checked against its
+    pydantic model and kept (the raw ``texts``, the ``last`` state, the
+    ``token``). A read fails after ``wait`` seconds without a frame, and
+    raises ``WebSocketDisconnect`` (with the close code) once the server has
+    closed the socket."""
 
-    def __init__(self, ws: WebSocketTestSession) -> None:
+    def __init__(self, ws: WebSocketTestSession, wait: float = WAIT) -> None:
         self.ws = ws
+        self.wait = wait
         self.texts: list[str] = []
         self.last: dict[str, Any] | None = None
         self.token: str | None = None
@@ -58,14 +68,31 @@ class Peer:
     def send_text(self, text: str) -> None:
         self.ws.send_text(text)
 
+    def receive_text(self) -> str:
+        """The next frame's text, waiting at most ``wait`` seconds (it reads
+        the session's queue through the session's own portal, as
+        ``WebSocketTestSession.receive_text`` does, with a deadline)."""
+        ws = self.ws
+
+        async def get() -> Any:
+            with anyio.fail_after(self.wait):
+                return await ws._send_rx.receive()
+
+        message = ws.portal.call(get)
+        ws._raise_on_close(message)
+        return str(message["text"])
+
     def recv(self) -> dict[str, Any]:
-        text = self.ws.receive_text()
+        text = self.receive_text()
         self.texts.append(text)
         frame = json.loads(text)
         kind = frame["type"]
         if kind == "state":
             StateFrame.model_validate(frame)
             assert set(frame) == STATE_KEYS
+            # Each legal move comes with its structure, in the same order
+            # (empty until the room fills it: docs/protocol.md, "Move structures").
+            assert [m["move"] for m in frame["moves"]] == frame["legal_moves"]
             assert set(frame["view"]) == VIEW_KEYS
             self._fill_sentences(frame["view"]["log"])
             self.last = frame
@@ -130,10 +157,18 @@ class Peer:
 
 
 @contextlib.contextmanager
-def connect(client: TestClient, room: str) -> Iterator[Peer]:
-    """A peer connected to ``room``, its first state already received."""
+def opened(client: TestClient, room: str) -> Iterator[Peer]:
+    """A peer on the socket of ``room``, before any frame is read (for a room
+    that may not exist)."""
     with client.websocket_connect(f"/ws/{room}") as ws:
-        peer = Peer(ws)
+        yield Peer(ws)
+
+
+@contextlib.contextmanager
+def connect(client: TestClient, room: str) -> Iterator[Peer]:
+    """A peer connected to ``room`` as a spectator, its first state already
+    received (any seat may already be held)."""
+    with opened(client, room) as peer:
         first = peer.state()
         assert first["you"] is None
         yield peer

@@ -1,4 +1,4 @@
-"""The HTTP API and the pages (PROTOCOL.md, HTTP)."""
+"""The HTTP API and the pages (docs/protocol.md, "HTTP")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from roomtest import connect, make_client, new_room
 
+from app.protocol import BOT_LEVELS, DEFAULT_LEVEL
 from app.settings import Settings
 from engine.base import SEED_OPTION
 from engine.registry import GAMES
@@ -24,13 +25,34 @@ def test_games_lists_every_registered_game(client: TestClient) -> None:
     assert [g["id"] for g in games] == list(GAMES)
     for g in games:
         game = GAMES[g["id"]]
-        assert set(g) == {"id", "title", "seats", "options"}
+        # The contract's keys, then what the game declares of itself.
+        assert set(g) == {"id", "title", "seats", "options", *game.info.traits()}
+        assert {k: g[k] for k in game.info.traits()} == game.info.traits()
         assert g["title"] == game.info.title
         assert g["seats"] == list(game.seats(game.check_options({})))
         assert g["options"] == {
             **{o.name: o.description for o in game.info.options},
             "seed": SEED_OPTION.description,
         }
+
+
+def test_games_carry_their_metadata(client: TestClient) -> None:
+    games = {g["id"]: g for g in client.get("/api/games").json()}
+    assert games["suitors"]["players"] == {"min": 2, "max": 4, "option": "players"}
+    assert games["get-stuck-4"]["players"] == {"min": 4, "max": 4, "option": None}
+    assert games["suitors"]["layout"] == {"kind": "grid", "width": 9, "height": 5}
+    assert games["stucco"]["layout"] == {"kind": "spread"}
+    assert [g["id"] for g in games.values() if g["simultaneous"]] == ["stucco"]
+    assert [g["id"] for g in games.values() if g["secret_moves"]] == ["stucco"]
+    assert sorted(g["id"] for g in games.values() if g["hidden_information"]) == ["stucco", "suitors"]
+    assert {g["id"]: g["deal_noun"] for g in games.values()} == {
+        "get-stuck": "deal", "get-stuck-4": "deal", "romeo-and-juliet": "game", "suitors": "game",
+        "stucco": "deal"}
+    # Every board module named is served.
+    for board in {g["board"] for g in games.values()}:
+        r = client.get(f"/static/js/games/{board}.js")
+        assert r.status_code == 200 and "export function render" in r.text, board
+    assert games["get-stuck-4"]["board"] == "get-stuck"
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -130,6 +152,12 @@ def test_room_page(client: TestClient) -> None:
     assert r.status_code == 200
     assert room in r.text
     assert "Get Stuck for Four" in r.text
+    # The page tells room.js the board module, the deal noun and the levels.
+    assert 'data-board="get-stuck"' in r.text and 'data-deal-noun="deal"' in r.text
+    assert f'data-levels="{" ".join(BOT_LEVELS)}"' in r.text
+    assert f'data-default-level="{DEFAULT_LEVEL}"' in r.text
+    suitors = client.get(f"/r/{new_room(client, 'suitors')}").text
+    assert 'data-board="suitors"' in suitors and 'data-deal-noun="game"' in suitors
 
 
 def test_unknown_room_page_is_404_offering_a_new_room(client: TestClient) -> None:

@@ -1,7 +1,7 @@
 """Computer players over the websocket: ``add_bot`` and ``remove_bot``, every
 refusal in the protocol's order, their moves, handing an absent player's seat
 over and back, clean-up of rooms without people, and no CPU spent for rooms
-nobody is in (issue 6)."""
+nobody is in (``docs/protocol.md``, "Computer players")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Computer players in every game of the registry: whole matches between
 computer players (every move legal), "Play against the computer" over the
-API and on the home page, and the API's ``bots`` field (issue 6)."""
+API and on the home page, and the API's ``bots`` field (``docs/protocol.md``)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import connect, make_client, new_room, rebuilt
+from roomtest import connect, make_client, new_room, opened, rebuilt
 from starlette.websockets import WebSocketDisconnect
 
 from app.lobby import Lobby, LobbyFull
@@ -225,10 +225,10 @@ def test_swept_room_is_gone_for_clients() -> None:
             assert c.portal.call(lobby.sweep, 1e12) == []  # type: ignore[union-attr]
         assert c.portal.call(lobby.sweep, 1e12) == [room]  # type: ignore[union-attr]
         assert c.get(f"/r/{room}").status_code == 404
-        with c.websocket_connect(f"/ws/{room}") as ws:
-            assert ws.receive_json()["code"] == "no_such_room"
+        with opened(c, room) as peer:
+            assert peer.recv()["code"] == "no_such_room"
             with pytest.raises(WebSocketDisconnect):
-                ws.receive_json()
+                peer.recv()
 
 
 def test_lifespan_sweeper_runs(client: TestClient) -> None:

@@ -1,6 +1,6 @@
 """The secrecy of Stucco's opening pick over the real websocket protocol
-(issue 5; PROTOCOL.md, "Hidden information" and "Versions and simultaneous
-moves"; RULINGS.md, Stucco 2).
+(docs/protocol.md, "Hidden information" and "Versions, stale moves and
+simultaneous moves"; RULINGS.md, Stucco 2).
 
 Both seats and a spectator are connected and every frame each connection
 receives is recorded (``Peer.texts``). Until both seats have picked, no frame to

@@ -1,5 +1,5 @@
-"""Suitors' hidden cards over the real websocket protocol (issue 4, "Hidden
-information"; RULINGS.md, Suitors 6; PROTOCOL.md, "Hidden information").
+"""Suitors' hidden cards over the real websocket protocol (docs/protocol.md,
+"Hidden information"; RULINGS.md, Suitors 6).
 
 Rooms of every size and variant are played over the websocket with every seat
 connected and a spectator, each room through several matches (a rematch

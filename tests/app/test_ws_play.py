@@ -1,5 +1,5 @@
-"""Moves, versions, deals and matches over the websocket (PROTOCOL.md,
-"Versions and simultaneous moves" and "Hidden information")."""
+"""Moves, versions, deals and matches over the websocket (docs/protocol.md,
+"Versions, stale moves and simultaneous moves" and "Hidden information")."""
 
 from __future__ import annotations
 
@@ -91,7 +91,8 @@ def test_two_moves_sent_on_one_version(client: TestClient) -> None:
         after = p.state()
         assert after["version"] == v + 1 and after["view"]["log"][-1]["move"] == first
         assert p.error("not_your_turn", then_state=True) == after
-        assert q.state() == {**after, "you": q.seat, "legal_moves": q.last["legal_moves"]}  # type: ignore[index]
+        assert q.state() == {**after, "you": q.seat, "legal_moves": q.last["legal_moves"],  # type: ignore[index]
+                             "moves": q.last["moves"]}  # type: ignore[index]
         assert q.probe() == q.last  # nothing else was sent
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import connect, drain, new_room, play_deal, table
+from roomtest import connect, drain, new_room, opened, play_deal, table
 from starlette.websockets import WebSocketDisconnect
 
 from engine.registry import GAMES
@@ -30,11 +30,11 @@ def test_first_state_is_a_spectator_view(client: TestClient) -> None:
 
 
 def test_unknown_room_closes_with_4404(client: TestClient) -> None:
-    with client.websocket_connect("/ws/no-such-room") as ws:
-        frame = ws.receive_json()
+    with opened(client, "no-such-room") as peer:
+        frame = peer.recv()
         assert frame["type"] == "error" and frame["code"] == "no_such_room"
         with pytest.raises(WebSocketDisconnect) as exc:
-            ws.receive_json()
+            peer.recv()
         assert exc.value.code == 4404
 
 

@@ -1,6 +1,7 @@
 """Computer players in real browsers: one person and three computer players
 play a whole deal of Get Stuck for Four by clicking, and "Play against the
-computer" on the home page seats the user at once (issue 6)."""
+computer" on the home page seats the user at once (docs/protocol.md,
+"Computer players")."""
 
 from __future__ import annotations
 

@@ -780,6 +780,7 @@ def _check_end(game: Any, state: GetStuckState, mover: str) -> None:
     assert game.to_move(state) == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", [TWO, FOUR], ids=["get-stuck", "get-stuck-4"])
 def test_random_play(game: Any) -> None:
     """2,000 seeded deals: legal moves match the oracle and never raise, other

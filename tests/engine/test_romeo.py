@@ -723,6 +723,7 @@ def candidates(rng: random.Random) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_random_play_2000_games() -> None:
     rng = random.Random(2024)
     ends: dict[str, int] = {}

@@ -363,6 +363,7 @@ def test_text_rejects_bad_positions() -> None:
 
 
 # ---- random play ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_random_play_2000_deals() -> None:
     rng = random.Random(2024)
     game = GAME

@@ -801,6 +801,7 @@ def random_game(seed: int, opts: dict[str, object], uniform: bool, reference: bo
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_random_play(chunk: int) -> None:
     """2,000 seeded games in four chunks: every tenth plays uniformly at random

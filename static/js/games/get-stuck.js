@@ -1,11 +1,21 @@
 // Board for Get Stuck and Get Stuck for Four: the 7×7 layout, labelled a–g
-// and 1–7 (grid.js). It draws the view it is sent and highlights the squares
-// in legal_moves; a click or Enter on a highlighted card plays that square.
+// and 1–7. It draws the view it is sent and highlights the card of each move
+// it is sent (state.moves, docs/protocol.md: a card moved into the gap); a
+// click or Enter on a highlighted card plays it, through the shared grid
+// play (grid.js).
 
 import { cardFor, faceUp, faceDown, slide, SUIT_SYMBOL } from "../cards.js";
-import { gridBoard } from "../grid.js";
+import { el } from "../dom.js";
+import { gridPlay } from "../grid.js";
 
 const SEAT_NAMES = { red: "Red", black: "Black", N: "North", E: "East", S: "South", W: "West" };
+
+// A move is clicked on the card it moves.
+const choice = gridPlay({
+  cell: "gs-cell", act: "gs-act", clicks: (m) => (m.kind === "move" ? [m.from] : null),
+  roles: { single: ["playable"] },
+  label: (cell, r) => (r.single ? `move ${cell.firstChild.getAttribute("aria-label")} at ${r.sq} into the gap` : ""),
+});
 
 function suitsOf(state, seat) {
   const suits = state.view.board.suits[seat] || "";
@@ -25,7 +35,7 @@ export function sideLabel(side, state) {
 export function hint(state) {
   const b = state.view.board;
   if (!state.legal_moves.length) return "";
-  if (state.legal_moves.includes("pass")) return "You are stuck: pass, and your indicator turns face down.";
+  if (state.moves.some((m) => m.kind === "pass")) return "You are stuck: pass, and your indicator turns face down.";
   if (b.indicators) return `Move a ${suitsOf(state, state.you)} in line with the gap, in any direction.`;
   if (b.diagonal) return "Nothing of yours is in line with the gap's row or column: a diagonal move is allowed.";
   return "Move a card of your colour from the gap's row or column into the gap.";
@@ -66,72 +76,53 @@ function indicators(state) {
   return box;
 }
 
+/** The card just moved slides face up from its old square into the gap,
+ * then turns face down. */
+function animateMove(b, cells, from) {
+  const down = cells[b.last.to].querySelector(".card");
+  const up = faceUp(down.dataset.card || "");
+  down.replaceWith(up);
+  slide(up, { getBoundingClientRect: () => from }, () => {
+    if (!up.isConnected) return;
+    const half = { duration: 140, easing: "ease-in" };
+    up.animate([{ transform: "rotateY(0deg)" }, { transform: "rotateY(90deg)" }], half).onfinish = () => {
+      if (!up.isConnected) return;
+      up.replaceWith(down);
+      down.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0deg)" }], { duration: 140, easing: "ease-out" });
+    };
+  });
+}
+
 export function render(container, state, ctx) {
   const b = state.view.board;
-  const legal = new Set(state.legal_moves);
-  const { frame, grid, cells } = gridBoard({
-    width: b.width, tokens: b.cells, label: "the layout",
+  const prevB = ctx.prev && ctx.prev.view && ctx.prev.view.board;
+  choice.render(container, state, ctx, {
+    width: b.width, tokens: b.cells, gridLabel: "the layout",
     draw: (tok, sq) => {
-      const cell = document.createElement("div");
-      cell.className = "cell";
+      const cell = el("div", "cell gs-cell");
       cell.dataset.square = sq;
       cell.setAttribute("role", "gridcell");
       cell.append(cardFor(tok));
-      if (b.last && b.last.to === sq) cell.classList.add("last-to");
-      if (b.last && b.last.from === sq) cell.classList.add("last-from");
-      if (legal.has(sq)) {
-        cell.classList.add("playable");
-        cell.tabIndex = 0;
-        cell.setAttribute("role", "button");
-        cell.setAttribute("aria-label", `move ${cell.firstChild.getAttribute("aria-label")} at ${sq} into the gap`);
-        const go = () => ctx.play(sq);
-        cell.addEventListener("click", go);
-        cell.addEventListener("keydown", (e) => {
-          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); }
-        });
-      }
       return cell;
     },
+    marks: b.last ? [[b.last.to, "last-to"], [b.last.from, "last-from"]] : [],
+    mount: (frame) => {
+      // What just happened, in words, above the board (the log panel may be
+      // far below on a phone, and computer players move quickly).
+      const log = state.view.log;
+      const caption = el("div", "gs-last", log.length ? `Last move: ${log[log.length - 1].text}` : "\u00a0");
+      caption.setAttribute("aria-live", "polite");
+      container.replaceChildren(caption, frame);
+      if (ctx.extra) {
+        ctx.extra.replaceChildren();
+        if (b.indicators) ctx.extra.append(indicators(state));
+      }
+    },
+    after: ({ cells, oldRects, fresh }) => {
+      // A pass leaves the last move (and the gap) as they were: nothing slides.
+      if (fresh && b.last && prevB && prevB.gap === b.last.to && oldRects[b.last.from]) {
+        animateMove(b, cells, oldRects[b.last.from]);
+      }
+    },
   });
-  // Keep keyboard focus on the board across re-renders.
-  const hadFocus = container.contains(document.activeElement);
-  // Remember where the moved card was drawn before, for the slide.
-  const prevB = ctx.prev && ctx.prev.view && ctx.prev.view.board;
-  const oldCells = {};
-  container.querySelectorAll(".cell").forEach((c) => { oldCells[c.dataset.square] = c.getBoundingClientRect(); });
-  // What just happened, in words, above the board (the log panel may be far
-  // below on a phone, and computer players move quickly).
-  const caption = document.createElement("div");
-  caption.className = "gs-last";
-  caption.setAttribute("aria-live", "polite");
-  const log = state.view.log;
-  caption.textContent = log.length ? `Last move: ${log[log.length - 1].text}` : "\u00a0";
-  container.replaceChildren(caption, frame);
-  if (ctx.extra) {
-    ctx.extra.replaceChildren();
-    if (b.indicators) ctx.extra.append(indicators(state));
-  }
-  const moved = b.last && prevB && ctx.prev.view.log.length + 1 === state.view.log.length
-    && prevB.gap === b.last.to;
-  if (moved && oldCells[b.last.from]) {
-    // The card slides face up from its old square into the gap, then turns face down.
-    const cell = cells[b.last.to];
-    const down = cell.querySelector(".card");
-    const up = faceUp(down.dataset.card || "");
-    down.replaceWith(up);
-    const ghost = { getBoundingClientRect: () => oldCells[b.last.from] };
-    slide(up, ghost, () => {
-      if (!up.isConnected) return;
-      const half = { duration: 140, easing: "ease-in" };
-      up.animate([{ transform: "rotateY(0deg)" }, { transform: "rotateY(90deg)" }], half).onfinish = () => {
-        if (!up.isConnected) return;
-        up.replaceWith(down);
-        down.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0deg)" }], { duration: 140, easing: "ease-out" });
-      };
-    });
-  }
-  if (hadFocus) {
-    const first = grid.querySelector(".cell.playable");
-    if (first) first.focus({ preventScroll: true });
-  }
 }

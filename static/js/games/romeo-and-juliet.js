@@ -3,60 +3,45 @@
 // colour), the three Jokers face down and the lock of the most recent swap.
 //
 // It knows no rules: it draws the view (docs/notation/romeo-and-juliet.md),
-// lights up exactly what legal_moves allows and reports clicks as moves. A
-// plain square in legal_moves is a Romeo move: its square lights up. A move
-// "swap a b" makes its Joker clickable; clicking the Joker lights up its
-// partners, and clicking one plays the swap (Escape or a click elsewhere
-// cancels). The last move's path (view.last.path) is drawn over the layout,
-// leaving one edge and coming back at the opposite one where it wraps.
+// lights up exactly the moves it is sent (state.moves, docs/protocol.md) and
+// reports clicks as moves, through the shared grid play (grid.js). A Romeo
+// move lights up the square it goes to. A swap makes its Joker clickable;
+// clicking the Joker lights up its partners, and clicking one plays the swap
+// (Escape or a click elsewhere cancels). The last move's path
+// (view.last.path) is drawn over the layout, leaving one edge and coming back
+// at the opposite one where it wraps.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { twoStep } from "../choose.js";
 import { el, reduceMotion, svg } from "../dom.js";
-import { colRow, gridBoard } from "../grid.js";
+import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 const NAMES = { red: "Red", black: "Black" };
 
-/** A match is one game: room.js says "Game" where other games say "Deal". */
-export const dealNoun = "game";
+/** The squares a move is clicked on: a Romeo move its destination; a swap
+ * its Joker, then the card it swaps with. */
+function clicks(m) {
+  if (m.kind === "move") return [m.to];
+  if (m.kind === "swap") return [m.joker, m.joker === m.a ? m.b : m.a];
+  return null;
+}
 
-// The Joker chosen for a swap (choice.selected) and whether a move was just
-// sent (so a double click does not send two moves).
-const choice = twoStep({ cell: "rj-cell", act: "rj-act", redraw: applyChoice });
+// The Joker chosen for a swap (choice.selected), the moves by how they are
+// clicked (choice.moves) and what lights up.
+const choice = gridPlay({
+  cell: "rj-cell", act: "rj-act", clicks, choosing: "rj-choosing",
+  roles: { single: ["playable"], first: ["rj-swappable"], selected: ["rj-selected"], second: ["rj-partner"] },
+  label: cellAction,
+  onChoice: (sel) => setPrompt(sel ? promptText(sel, choice.moves.single.has(sel)) : ""),
+});
 
 // What else this page keeps between two state frames.
 const ui = {
-  moves: null,        // the legal moves, sorted by kind (see sortMoves)
   prompt: null,       // the status line that explains the current choice
-  view: null,         // the board view drawn last
   observer: null,     // redraws the path when the board changes size
-  animated: "",       // the turn whose move was last animated
 };
 
 // ---------------------------------------------------------------- small helpers
 function isJoker(tok) { return tok[0] === "7" && tok === tok.toLowerCase(); }
-
-/** The legal moves by kind: Romeo destinations, swaps by Joker square
- * (partner square → move text) and whether pass is among them. */
-function sortMoves(legal, jokers) {
-  const dest = new Set();
-  const swaps = new Map();
-  let pass = false;
-  for (const m of legal) {
-    if (m === "pass") { pass = true; continue; }
-    const parts = m.split(" ");
-    if (parts[0] === "swap" && parts.length === 3) {
-      const [a, b] = parts.slice(1);
-      const j = jokers.includes(a) ? a : b;
-      const p = j === a ? b : a;
-      if (!swaps.has(j)) swaps.set(j, new Map());
-      swaps.get(j).set(p, m);
-    } else {
-      dest.add(m);
-    }
-  }
-  return { dest, swaps, pass };
-}
 
 /** A chess-king token drawn in SVG, in the colour of `seat`. */
 export function romeoToken(seat) {
@@ -77,15 +62,6 @@ export function romeoToken(seat) {
   return box;
 }
 
-function padlock() {
-  const s = svg("svg", { viewBox: "0 0 16 18", class: "rj-lock", focusable: "false", "aria-hidden": "true" });
-  s.append(
-    svg("path", { class: "rj-shackle", d: "M4.5 8V5.5a3.5 3.5 0 0 1 7 0V8" }),
-    svg("rect", { class: "rj-lock-body", x: 2, y: 8, width: 12, height: 9, rx: 1.8 }),
-  );
-  return s;
-}
-
 // ---------------------------------------------------------------- room hooks
 export function seatLabel(seat) { return NAMES[seat] || seat; }
 
@@ -101,14 +77,14 @@ export function passLabel() { return "Pass (no legal move)"; }
 export function hint(state) {
   const b = state.view.board;
   if (!state.legal_moves.length || !state.you) return "";
-  const m = sortMoves(state.legal_moves, b.jokers);
+  const m = sortMoves(state.moves, clicks);
   if (m.pass) return "Your Romeo cannot move and no swap is possible: press Pass.";
   const goal = b.juliets[state.you];
   const goalText = `Your Juliet is the ${pretty(b.cells[indexOf(goal, b.width)])} at ${goal}.`;
   if (b.opened && !b.opened[state.you]) {
     return `First move: step your Romeo off your Queen onto a lit square. ${goalText}`;
   }
-  const how = m.swaps.size
+  const how = m.pairs.size
     ? "Click a lit square to move your Romeo, or a Joker (★) to swap it with a card in its row or column."
     : "Click a lit square to move your Romeo.";
   return `${how} ${goalText}`;
@@ -220,10 +196,7 @@ function drawCell(b, tok, sq) {
   if (b.locked.includes(sq)) {
     cell.dataset.locked = "true";
     cell.classList.add("rj-locked");
-    const badge = el("span", "rj-lock-badge");
-    badge.title = "locked: in the most recent swap";
-    badge.append(padlock());
-    cell.append(badge);
+    cell.append(lockBadge("rj-lock-badge", "locked: in the most recent swap", "rj-lock"));
   }
   for (const seat of ["red", "black"]) {
     if (b.romeos[seat] === sq) {
@@ -232,24 +205,27 @@ function drawCell(b, tok, sq) {
       cell.append(romeoToken(seat));
     }
   }
-  cell.setAttribute("aria-label", cellLabel(b, sq, tok));
+  if (b.last && b.last.kind === "move") {
+    // Where the last move's path steps on this square (a wrapping path may
+    // step on it twice).
+    const steps = b.last.path.flatMap((p, i) => (p === sq ? [String(i)] : []));
+    if (steps.length) cell.dataset.path = steps.join(" ");
+  }
+  cell.dataset.label = cellLabel(b, sq, tok);
+  cell.setAttribute("aria-label", cell.dataset.label);
   return cell;
 }
 
-function markLast(b, cells) {
+/** The marks of the last move: its start, its end and its path; or the two
+ * swapped cards. */
+function lastMarks(b) {
   const last = b.last;
-  if (!last) return;
+  if (!last) return [];
   if (last.kind === "move") {
-    cells[last.from].classList.add("last-from");
-    cells[last.to].classList.add("last-to");
-    last.path.forEach((sq, i) => {
-      const c = cells[sq];
-      c.classList.add("rj-path");
-      c.dataset.path = c.dataset.path ? `${c.dataset.path} ${i}` : String(i);
-    });
-  } else if (last.kind === "swap") {
-    for (const sq of last.squares) cells[sq].classList.add("rj-swapped");
+    return [[last.from, "last-from"], [last.to, "last-to"], ...last.path.map((sq) => [sq, "rj-path"])];
   }
+  if (last.kind === "swap") return last.squares.map((sq) => [sq, "rj-swapped"]);
+  return [];
 }
 
 // The path overlay: one SVG over the grid, in the grid's pixels.
@@ -341,37 +317,19 @@ function setPrompt(text) {
   ui.prompt.hidden = !text;
 }
 
-/** Light up what can be clicked now: Romeo destinations and swappable
- * Jokers, or (with a Joker chosen) its partners. */
-function applyChoice() {
-  const grid = choice.grid;
-  if (!grid || !ui.moves) return;
-  const { dest, swaps } = ui.moves;
-  const sel = choice.selected;
-  const sent = choice.sent;
-  const partners = sel ? swaps.get(sel) : null;
-  grid.classList.toggle("rj-choosing", !!sel);
-  for (const cell of grid.querySelectorAll(".rj-cell")) {
-    const sq = cell.dataset.square;
-    const tok = cell.dataset.card;
-    const here = `${isJoker(tok) ? "the Joker" : `the ${pretty(tok)}`} at ${sq}`;
-    let label = "";
-    const isDest = dest.has(sq) && (!sel || sq === sel) && !sent;
-    const isSwappable = swaps.has(sq) && !sent;
-    const isPartner = !!partners && partners.has(sq) && !sent;
-    cell.classList.toggle("playable", isDest);
-    cell.classList.toggle("rj-swappable", isSwappable && sq !== sel);
-    cell.classList.toggle("rj-selected", sq === sel);
-    cell.classList.toggle("rj-partner", isPartner);
-    if (isPartner) label = `swap the Joker at ${sel} with ${here}`;
-    else if (sq === sel && isDest) label = `move your Romeo onto the Joker at ${sq}`;
-    else if (sq === sel) label = `cancel the swap of the Joker at ${sq}`;
-    else if (isSwappable && dest.has(sq) && !sel) label = `the Joker at ${sq}: swap it, or move your Romeo onto it`;
-    else if (isSwappable) label = `choose the Joker at ${sq} to swap`;
-    else if (isDest) label = `move your Romeo to ${here}`;
-    choice.mark(cell, label, cellLabel(ui.view, sq, tok));
-  }
-  setPrompt(sel ? promptText(sel, dest.has(sel)) : "");
+/** What a click on `cell` does now (its roles, see gridPlay), for screen
+ * readers: move the Romeo there, choose the Joker, swap with it, cancel. */
+function cellAction(cell, r) {
+  const sq = r.sq;
+  const tok = cell.dataset.card;
+  const here = `${isJoker(tok) ? "the Joker" : `the ${pretty(tok)}`} at ${sq}`;
+  if (r.second) return `swap the Joker at ${r.sel} with ${here}`;
+  if (r.selected && r.single) return `move your Romeo onto the Joker at ${sq}`;
+  if (r.selected) return `cancel the swap of the Joker at ${sq}`;
+  if (r.first && r.single && !r.sel) return `the Joker at ${sq}: swap it, or move your Romeo onto it`;
+  if (r.first) return `choose the Joker at ${sq} to swap`;
+  if (r.single) return `move your Romeo to ${here}`;
+  return "";
 }
 
 /** What to do once the Joker at `sq` is chosen (`dest`: the Romeo may also
@@ -379,25 +337,6 @@ function applyChoice() {
 function promptText(sq, dest) {
   const also = dest ? ", or click the Joker again to move your Romeo onto it" : "";
   return `Swap the Joker at ${sq} with a lit card in its row or column${also}. Esc or a click elsewhere cancels.`;
-}
-
-function onCell(sq) {
-  const m = ui.moves;
-  const sel = choice.selected;
-  if (!m || choice.sent) return;
-  if (sel) {
-    const partners = m.swaps.get(sel);
-    if (partners && partners.has(sq)) { choice.send(partners.get(sq)); return; }
-    if (sq === sel) {
-      if (m.dest.has(sq)) choice.send(sq);
-      else choice.select(null);
-      return;
-    }
-    choice.select(m.swaps.has(sq) ? sq : null);
-    return;
-  }
-  if (m.swaps.has(sq)) choice.select(sq);
-  else if (m.dest.has(sq)) choice.send(sq);
 }
 
 // ---------------------------------------------------------------- animation
@@ -437,13 +376,10 @@ function travel(token, b, cells, grid) {
   token.animate(frames, { duration, easing: "ease-in-out" });
 }
 
-function animateTurn(state, ctx, cells, grid, oldRects) {
-  const b = state.view.board;
-  const prevB = ctx.prev && ctx.prev.view && ctx.prev.view.board;
-  const key = `${state.room}|${state.view.deal}|${b.turns}`;
-  if (!b.last || !prevB || ui.animated === key) return;
-  if (ctx.prev.view.deal !== state.view.deal || prevB.turns + 1 !== b.turns) return;
-  ui.animated = key;
+/** The turn just played: the Romeo walks its path, or the two swapped cards
+ * slide into each other's place. */
+function animateTurn(b, cells, grid, oldRects) {
+  if (!b.last) return;
   if (b.last.kind === "move") {
     travel(cells[b.last.to].querySelector(".rj-romeo"), b, cells, grid);
   } else if (b.last.kind === "swap") {
@@ -457,52 +393,42 @@ function animateTurn(state, ctx, cells, grid, oldRects) {
 }
 
 // ---------------------------------------------------------------- render
+/** Draw the path again whenever the layout changes size. */
+function watchSize(wrap, grid, cells, b) {
+  if (ui.observer) ui.observer.disconnect();
+  if (!window.ResizeObserver) return;
+  const r0 = grid.getBoundingClientRect();
+  let size = `${Math.round(r0.width)}x${Math.round(r0.height)}`;
+  ui.observer = new ResizeObserver(() => {
+    const r = grid.getBoundingClientRect();
+    const now = `${Math.round(r.width)}x${Math.round(r.height)}`;
+    if (now !== size) { size = now; drawOverlay(wrap, grid, cells, b); }
+  });
+  ui.observer.observe(grid);
+}
+
 export function render(container, state, ctx) {
   const b = state.view.board;
-  ui.view = b;
-  ui.moves = sortMoves(state.legal_moves, b.jokers);
-
-  const focused = choice.focused(container);
-  const oldRects = {};
-  container.querySelectorAll(".rj-cell").forEach((c) => { oldRects[c.dataset.square] = c.getBoundingClientRect(); });
-
   const status = container.querySelector(":scope > .rj-status") || el("div", "rj-status");
-  const prompt = fillStatus(status, state);
   const wrap = el("div", "rj-wrap");
-  const { frame, grid, cells } = gridBoard({
-    width: b.width, tokens: b.cells, className: "rj-board", label: "the layout",
-    draw: (tok, sq) => {
-      const cell = drawCell(b, tok, sq);
-      choice.listen(cell, onCell);
-      return cell;
+  choice.render(container, state, ctx, {
+    width: b.width, tokens: b.cells, className: "rj-board", gridLabel: "the layout",
+    draw: (tok, sq) => drawCell(b, tok, sq),
+    marks: lastMarks(b),
+    before: () => { ui.prompt = fillStatus(status, state); },
+    mount: (frame, grid) => {
+      grid.dataset.turns = String(b.turns);
+      grid.dataset.turn = b.turn || "";
+      wrap.append(frame);
+      const oldWrap = container.querySelector(":scope > .rj-wrap");
+      if (status.parentNode === container && oldWrap) oldWrap.replaceWith(wrap);
+      else container.replaceChildren(status, wrap);
+    },
+    after: ({ grid, cells, oldRects, fresh }) => {
+      drawOverlay(wrap, grid, cells, b);
+      watchSize(wrap, grid, cells, b);
+      if (ctx.extra) ctx.extra.replaceChildren();
+      if (fresh) animateTurn(b, cells, grid, oldRects);
     },
   });
-  grid.dataset.turns = String(b.turns);
-  grid.dataset.turn = b.turn || "";
-  markLast(b, cells);
-  wrap.append(frame);
-  const oldWrap = container.querySelector(":scope > .rj-wrap");
-  if (status.parentNode === container && oldWrap) oldWrap.replaceWith(wrap);
-  else container.replaceChildren(status, wrap);
-  choice.begin(state, ctx, grid);
-  if (choice.selected && !ui.moves.swaps.has(choice.selected)) choice.selected = null;
-  ui.prompt = prompt;
-  applyChoice();
-
-  drawOverlay(wrap, grid, cells, b);
-  if (ui.observer) ui.observer.disconnect();
-  if (window.ResizeObserver) {
-    const r0 = grid.getBoundingClientRect();
-    let size = `${Math.round(r0.width)}x${Math.round(r0.height)}`;
-    ui.observer = new ResizeObserver(() => {
-      const r = grid.getBoundingClientRect();
-      const now = `${Math.round(r.width)}x${Math.round(r.height)}`;
-      if (now !== size) { size = now; drawOverlay(wrap, grid, cells, b); }
-    });
-    ui.observer.observe(grid);
-  }
-  if (ctx.extra) ctx.extra.replaceChildren();
-  animateTurn(state, ctx, cells, grid, oldRects);
-
-  choice.refocus(focused, cells);
 }

@@ -1,8 +1,10 @@
 // Board for Stucco: both open hands (yours along the bottom, the opponent's
 // along the top; spectators see south at the bottom), the secret opening pick,
 // and the spread with each seat's cards offset towards its own side. It draws
-// the view it is sent (docs/notation/stucco.md) and highlights the cards in
-// legal_moves; a click, tap, Enter or Space on one plays it.
+// the view it is sent (docs/notation/stucco.md) and highlights the cards of
+// the moves it is sent (state.moves: a pick or a card to play, docs/protocol.md);
+// a click, tap, Enter or Space on one plays it. The score at the end of a deal
+// is the score line the server sends, drawn as its formula.
 
 import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
 import { el, reduceMotion } from "../dom.js";
@@ -71,7 +73,7 @@ export function hint(state) {
   // Right after the reveal (the log holds just the two picks), explain it.
   if (state.view.log.length === 2) parts.push(revealSentence(state));
   const last = b.spread.length ? b.spread[b.spread.length - 1].card : null;
-  if (mine && state.legal_moves.includes("pass")) {
+  if (mine && state.moves.some((m) => m.kind === "pass")) {
     parts.push(`You cannot follow the ${pretty(last)}: none of your cards may follow it.`
       + ` You must pass, and ${NAMES[OTHER[state.you]]} plays on.`);
   } else if (mine) {
@@ -147,7 +149,7 @@ function handLabel(state, seat) {
 
 function drawHand(state, seat, ctx, where) {
   const b = state.view.board;
-  const legal = new Set(state.legal_moves);
+  const byCard = new Map(state.moves.filter((m) => m.card).map((m) => [m.card, m]));
   const box = el("div", `st-hand st-${where}`);
   box.dataset.seat = seat;
   box.setAttribute("aria-label", `${who(state, seat)}: hand`);
@@ -159,8 +161,9 @@ function drawHand(state, seat, ctx, where) {
     const slot = el("div", "st-slot");
     slot.setAttribute("role", "listitem");
     slot.append(card);
-    if (state.you === seat && legal.has(c)) {
-      playable(card, c, opening ? `pick the ${spoken(c)} in secret` : `play the ${spoken(c)}`, ctx);
+    const move = state.you === seat ? byCard.get(c) : null;
+    if (move) {
+      playable(card, move.move, move.kind === "pick" ? `pick the ${spoken(c)} in secret` : `play the ${spoken(c)}`, ctx);
     }
     if (opening && state.you === seat && b.pick === c) {
       slot.classList.add("st-chosen");
@@ -260,16 +263,17 @@ function drawSpread(state, bottom) {
   return box;
 }
 
-/** At the end of a deal: the score as its formula. */
+/** At the end of a deal: the winner's score line as the product it is (the
+ * factors the server sends with it), and the other seat's points. */
 function drawFormula(state) {
-  const v = state.view, b = v.board;
+  const v = state.view;
   if (!v.outcome || !v.outcome.winners.length) return null;
   const winner = v.outcome.winners[0];
   const score = v.outcome.scores.find((s) => s.side === winner);
-  if (!score) return null;
+  const line = score && score.lines.find((l) => l.factors);
+  if (!line) return null;
   const box = el("div", "st-formula");
-  box.setAttribute("aria-label", `${who(state, winner)} scored ${b.played[winner]} cards played times`
-    + ` ${b.run} cards in the last turn: ${score.points} points`);
+  box.setAttribute("aria-label", `${who(state, winner)} scored ${line.detail}: ${line.points} points`);
   box.append(el("div", "st-formula-who", `${who(state, winner)} played the last card`));
   const eq = el("div", "st-eq");
   const term = (value, label) => {
@@ -277,11 +281,15 @@ function drawFormula(state) {
     t.append(el("span", "st-num", String(value)), el("span", "st-lbl", label));
     return t;
   };
-  eq.append(term(b.played[winner], "cards played"), el("span", "st-op", "×"),
-    term(b.run, "in the last turn"), el("span", "st-op", "="), term(score.points, "points"));
+  line.factors.forEach((f, i) => {
+    if (i) eq.append(el("span", "st-op", "×"));
+    eq.append(term(f.value, f.label));
+  });
+  eq.append(el("span", "st-op", "="), term(line.points, "points"));
   box.append(eq);
-  const other = OTHER[winner];
-  box.append(el("div", "st-formula-other", `${who(state, other)}: 0 points.`));
+  for (const other of v.outcome.scores.filter((s) => s.side !== winner)) {
+    box.append(el("div", "st-formula-other", `${who(state, other.side)}: ${other.points} points.`));
+  }
   return box;
 }
 

@@ -3,53 +3,47 @@
 // player; unused Jacks dimmed) and every other card face down (??).
 //
 // It knows no rules: it draws the view (docs/notation/suitors.md), lights up
-// exactly what legal_moves allows and reports clicks as moves. "reveal c2"
-// lights the face-down card at c2; a jump "c3-e3" lights its Jumper at c3.
-// Clicking a Jumper lights its landing squares (the second square of its
-// moves) and clicking one plays the jump; Escape or a click elsewhere
-// cancels. The player's connected region (view.connected) is shaded, the
-// cards in view.locked carry a padlock, and the last move (view.last) is
-// animated: a reveal flips, a jump slides the Jumper and the jumped cards.
+// exactly the moves it is sent (state.moves, docs/protocol.md) and reports
+// clicks as moves, through the shared grid play (grid.js). A reveal lights
+// its face-down card; a jump lights its Jumper. Clicking a Jumper lights its
+// landing squares and clicking one plays the jump; Escape or a click
+// elsewhere cancels. The player's connected region (view.connected) is
+// shaded, the cards in view.locked carry a padlock, and the last move
+// (view.last) is animated: a reveal flips, a jump slides the Jumper and the
+// jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { twoStep } from "../choose.js";
-import { el, reduceMotion, svg } from "../dom.js";
-import { gridBoard } from "../grid.js";
+import { el, reduceMotion } from "../dom.js";
+import { gridPlay, lockBadge, sortMoves } from "../grid.js";
 
-/** A match is one game: room.js says "Game" where other games say "Deal". */
-export const dealNoun = "game";
+/** The squares a move is clicked on: a reveal its card; a jump its Jumper,
+ * then the square it lands on. */
+function clicks(m) {
+  if (m.kind === "reveal") return [m.at];
+  if (m.kind === "jump") return [m.from, m.to];
+  return null;
+}
 
-// The chosen Jumper (choice.selected) and whether a move was just sent.
-const choice = twoStep({ cell: "su-cell", act: "su-act", redraw: applyChoice });
+// The chosen Jumper (choice.selected), the moves by how they are clicked
+// (choice.moves) and what lights up.
+const choice = gridPlay({
+  cell: "su-cell", act: "su-act", clicks, choosing: "su-choosing",
+  roles: {
+    single: ["playable", "su-reveal"], first: ["su-jumper"], firstIdle: ["playable"],
+    selected: ["su-selected"], second: ["su-land", "playable"],
+  },
+  label: cellAction,
+  onChoice: showChoice,
+});
 
 // What else this page keeps between two state frames.
 const ui = {
-  moves: null,      // the legal moves by kind (see sortMoves)
   status: null,     // the status line (last move, prompt or result)
   statusText: "",
-  state: null,
-  animated: "",     // the turn whose move was last animated
 };
 
 // ---------------------------------------------------------------- small helpers
 function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
-
-/** The legal moves by kind: squares to reveal, jumps by Jumper square
- * (landing square → move text), and whether pass is among them. */
-function sortMoves(legal) {
-  const reveals = new Set();
-  const jumps = new Map();
-  let pass = false;
-  for (const m of legal) {
-    if (m === "pass") { pass = true; continue; }
-    if (m.startsWith("reveal ")) { reveals.add(m.slice(7)); continue; }
-    const [from, to] = m.split("-");
-    if (!from || !to) continue;
-    if (!jumps.has(from)) jumps.set(from, new Map());
-    jumps.get(from).set(to, m);
-  }
-  return { reveals, jumps, pass };
-}
 
 function seatInfo(state, seat) { return state.view.seats.find((s) => s.seat === seat) || null; }
 
@@ -58,15 +52,6 @@ function playerName(state, seat) {
   if (state.you === seat) return "You";
   const s = seatInfo(state, seat);
   return s && s.name ? s.name : pretty(seat);
-}
-
-function padlock() {
-  const s = svg("svg", { viewBox: "0 0 16 18", focusable: "false", "aria-hidden": "true" });
-  s.append(
-    svg("path", { d: "M4.5 8V5.5a3.5 3.5 0 0 1 7 0V8", fill: "none", stroke: "#fff", "stroke-width": 2.2 }),
-    svg("rect", { x: 2, y: 8, width: 12, height: 9, rx: 1.8, fill: "#fff" }),
-  );
-  return s;
 }
 
 // ---------------------------------------------------------------- room hooks
@@ -89,11 +74,11 @@ export function passLabel() { return "Pass (no legal move)"; }
 
 export function hint(state) {
   if (!state.legal_moves.length || !state.you) return "";
-  const m = sortMoves(state.legal_moves);
+  const m = sortMoves(state.moves, clicks);
   if (m.pass) return "You cannot reveal or jump: press Pass.";
   const b = state.view.board;
-  const what = !m.jumps.size ? "Turn up a lit face-down card."
-    : !m.reveals.size ? "Click a lit Jumper, then where it lands."
+  const what = !m.pairs.size ? "Turn up a lit face-down card."
+    : !m.single.size ? "Click a lit Jumper, then where it lands."
       : "Turn up a lit card, or click a lit Jumper and then where it lands.";
   // The goal, once, in the first round.
   const goal = b.turns < b.seats.length ? ` Your ${pretty(state.you)} wins by ending a jump next to the Queen.` : "";
@@ -167,25 +152,22 @@ function drawCell(state, tok, sq, jacks, region, locked) {
   if (locked.has(sq)) {
     cell.classList.add("su-locked");
     cell.dataset.locked = "true";
-    const badge = el("span", "su-lock");
-    badge.title = "moved in another player's turn since your last turn: it cannot be your Jumper now";
-    badge.append(padlock());
-    cell.append(badge);
+    cell.append(lockBadge("su-lock",
+      "moved in another player's turn since your last turn: it cannot be your Jumper now"));
   }
   cell.dataset.label = cellLabel(state, sq, tok, { jack, mine, locked: locked.has(sq) });
   cell.setAttribute("aria-label", cell.dataset.label);
   return cell;
 }
 
-function markLast(b, cells) {
+/** The marks of the last move: the card turned up, or where the Jumper
+ * landed and the cards it shifted. */
+function lastMarks(b) {
   const last = b.last;
-  if (!last) return;
-  if (last.kind === "reveal") {
-    cells[last.square].classList.add("last-to", "su-revealed");
-  } else if (last.kind === "jump") {
-    cells[last.to].classList.add("last-to");
-    for (const sq of last.shifted) cells[sq].classList.add("su-shifted");
-  }
+  if (!last) return [];
+  if (last.kind === "reveal") return [[last.square, "last-to", "su-revealed"]];
+  if (last.kind === "jump") return [[last.to, "last-to"], ...last.shifted.map((sq) => [sq, "su-shifted"])];
+  return [];
 }
 
 function statusLine(state) {
@@ -246,56 +228,27 @@ function setStatus(text, prompt) {
   ui.status.classList.toggle("su-prompt", !!prompt);
 }
 
-/** Light up what can be clicked now: reveals and Jumpers, or (with a Jumper
- * chosen) its landing squares. */
-function applyChoice() {
-  const grid = choice.grid;
-  if (!grid || !ui.moves) return;
-  const { reveals, jumps } = ui.moves;
-  const sel = choice.selected;
-  const sent = choice.sent;
-  const lands = sel ? jumps.get(sel) : null;
-  grid.classList.toggle("su-choosing", !!sel);
-  for (const cell of grid.querySelectorAll(".su-cell")) {
-    const sq = cell.dataset.square;
-    const tok = cell.dataset.card;
-    const what = tok === "??" ? "the face-down card" : `the ${pretty(tok)}`;
-    const isReveal = !sel && !sent && reveals.has(sq);
-    const isJumper = !sent && jumps.has(sq);
-    const isLand = !sent && !!lands && lands.has(sq);
-    cell.classList.toggle("playable", isReveal || (isJumper && !sel) || isLand);
-    cell.classList.toggle("su-reveal", isReveal);
-    cell.classList.toggle("su-jumper", isJumper && sq !== sel);
-    cell.classList.toggle("su-selected", sq === sel);
-    cell.classList.toggle("su-land", isLand);
-    let label = "";
-    if (isLand) label = `jump from ${sel} to ${sq}, landing where ${what} is`;
-    else if (sq === sel) label = `cancel the jump of ${what} at ${sq}`;
-    else if (isJumper) label = `jump with ${what} at ${sq}`;
-    else if (isReveal) label = `turn up the face-down card at ${sq}`;
-    choice.mark(cell, label, cell.dataset.label);
-  }
-  if (sel) {
-    const tok = grid.querySelector(`.su-cell[data-square="${sel}"]`).dataset.card;
-    setStatus(`Jumper ${pretty(tok)} at ${sel}: click a lit square to land on, or Esc to cancel.`, true);
+/** What a click on `cell` does now (its roles, see gridPlay), for screen
+ * readers: turn it up, jump with it, land there, cancel. */
+function cellAction(cell, r) {
+  const sq = r.sq;
+  const tok = cell.dataset.card;
+  const what = tok === "??" ? "the face-down card" : `the ${pretty(tok)}`;
+  if (r.second) return `jump from ${r.sel} to ${sq}, landing where ${what} is`;
+  if (r.selected) return `cancel the jump of ${what} at ${sq}`;
+  if (r.first) return `jump with ${what} at ${sq}`;
+  if (r.single) return `turn up the face-down card at ${sq}`;
+  return "";
+}
+
+/** The status line: the chosen Jumper's prompt, or the line of the state. */
+function showChoice(sel, grid) {
+  const cell = sel && grid.querySelector(`.su-cell[data-square="${sel}"]`);
+  if (cell) {
+    setStatus(`Jumper ${pretty(cell.dataset.card)} at ${sel}: click a lit square to land on, or Esc to cancel.`, true);
   } else {
     setStatus(ui.statusText, false);
   }
-}
-
-function onCell(sq) {
-  const m = ui.moves;
-  const sel = choice.selected;
-  if (!m || choice.sent) return;
-  if (sel) {
-    const lands = m.jumps.get(sel);
-    if (lands && lands.has(sq)) choice.send(lands.get(sq));
-    else if (sq !== sel && m.jumps.has(sq)) choice.select(sq);
-    else choice.select(null);
-    return;
-  }
-  if (m.jumps.has(sq)) choice.select(sq);
-  else if (m.reveals.has(sq)) choice.send(`reveal ${sq}`);
 }
 
 // ---------------------------------------------------------------- animation
@@ -313,15 +266,10 @@ function flip(cell) {
   };
 }
 
-function animateTurn(state, ctx, cells, oldRects) {
-  const b = state.view.board;
-  const prev = ctx.prev;
-  const prevB = prev && prev.view && prev.view.board;
-  const key = `${state.room}|${state.view.deal}|${state.version}|${b.turns}`;
-  if (!b.last || !prevB || ui.animated === key) return;
-  if (prev.room !== state.room || prev.view.deal !== state.view.deal || prevB.turns + 1 !== b.turns) return;
-  ui.animated = key;
-  if (reduceMotion()) return;
+/** The turn just played: a revealed card flips; a jump slides the Jumper and
+ * the cards it jumped. */
+function animateTurn(b, cells, oldRects) {
+  if (!b.last || reduceMotion()) return;
   if (b.last.kind === "reveal") {
     flip(cells[b.last.square]);
   } else if (b.last.kind === "jump") {
@@ -339,37 +287,25 @@ function animateTurn(state, ctx, cells, oldRects) {
 // ---------------------------------------------------------------- render
 export function render(container, state, ctx) {
   const b = state.view.board;
-  ui.state = state;
-  ui.moves = sortMoves(state.legal_moves);
-
-  const focused = choice.focused(container);
-  const oldRects = {};
-  container.querySelectorAll(".su-cell").forEach((c) => { oldRects[c.dataset.square] = c.getBoundingClientRect(); });
-
-  const status = statusLine(state);
   const jacks = jackAt(b);
   const region = regionOf(state);
   const locked = new Set(b.locked);
-  const { frame, grid, cells } = gridBoard({
-    width: b.width, tokens: b.cells, className: "su-board", label: `the ${b.width}×${b.height} layout`,
-    draw: (tok, sq) => {
-      const cell = drawCell(state, tok, sq, jacks, region, locked);
-      choice.listen(cell, onCell);
-      return cell;
+  choice.render(container, state, ctx, {
+    width: b.width, tokens: b.cells, className: "su-board", gridLabel: `the ${b.width}×${b.height} layout`,
+    draw: (tok, sq) => drawCell(state, tok, sq, jacks, region, locked),
+    marks: lastMarks(b),
+    mount: (frame, grid) => {
+      grid.dataset.turns = String(b.turns);
+      grid.dataset.turn = b.turn || "";
+      const status = statusLine(state);
+      const wrap = el("div", `su-wrap su-w${b.width}`);
+      wrap.append(status, frame);
+      container.replaceChildren(wrap);
+      ui.status = status;
+    },
+    after: ({ cells, oldRects, fresh }) => {
+      if (ctx.extra) ctx.extra.replaceChildren(legend(state), ...aside(b));
+      if (fresh) animateTurn(b, cells, oldRects);
     },
   });
-  grid.dataset.turns = String(b.turns);
-  grid.dataset.turn = b.turn || "";
-  markLast(b, cells);
-  const wrap = el("div", `su-wrap su-w${b.width}`);
-  wrap.append(status, frame);
-  container.replaceChildren(wrap);
-  choice.begin(state, ctx, grid);
-  if (choice.selected && !ui.moves.jumps.has(choice.selected)) choice.selected = null;
-  ui.status = status;
-  applyChoice();
-  if (ctx.extra) ctx.extra.replaceChildren(legend(state), ...aside(b));
-  animateTurn(state, ctx, cells, oldRects);
-
-  choice.refocus(focused, cells);
 }
