@@ -11,12 +11,16 @@ WORKDIR /srv/cardboard
 RUN groupadd --gid 10001 cardboard && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin cardboard \
     && mkdir /data && chown 10001:10001 /data
 
+# The locked runtime dependencies, each checked against its hash (README
+# "Dependencies"), then the project itself with nothing more.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY app ./app
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir -e .
+RUN pip install --no-cache-dir --no-deps --no-build-isolation -e .
 
 # Rooms are kept in an SQLite file on this volume (docker-compose.yml names it).
 ENV CARDBOARD_DATABASE=/data/cardboard.db

@@ -15,13 +15,30 @@ UVICORN_HTTP := --http app.handshake:DeadlineProtocol
 # proxy every 5 s.
 UVICORN_WS := --ws websockets-sansio --ws-max-size 1048576 --ws-per-message-deflate false --ws-ping-interval 5 --ws-ping-timeout 5
 
-.PHONY: run test lint bench bench-load clean
 
-$(STAMP): pyproject.toml
+# Locked dependencies with their hashes (README "Dependencies"): the
+# runtime set for the container, and the runtime and test set for `make`.
+# `make lock` writes both again from pyproject.toml with uv.
+LOCK := requirements.lock
+TEST_LOCK := requirements-test.lock
+UV := uv==0.13.8
+UV_COMPILE := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command 'make lock'
+
+.PHONY: run test lint bench bench-load clean lock
+
+$(STAMP): pyproject.toml $(TEST_LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(TEST_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+lock:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet '$(UV)'
+	$(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' > $(VENV)/build-requires.in
+	$(UV_COMPILE) pyproject.toml $(VENV)/build-requires.in -o $(LOCK)
+	$(UV_COMPILE) pyproject.toml $(VENV)/build-requires.in --extra test -c $(LOCK) -o $(TEST_LOCK)
 
 # Rooms are kept in this SQLite file across restarts.
 DATABASE ?= data/cardboard.db

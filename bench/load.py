@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from bench.server import free_port, start_server, stop_server
 
@@ -31,21 +32,23 @@ RUNS = {
 }
 
 
-def start(port: int, database: str) -> subprocess.Popen[bytes]:
+def start(port: int, database: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
     """A fresh server as ``make run`` starts it, on ``port``, keeping rooms in
     ``database``, with the room limits lifted for the load client's many
-    rooms from one address."""
+    rooms from one address, under :mod:`bench.gcprobe` (its output to ``log``)."""
     return start_server(port, {"CARDBOARD_DATABASE": database, "CARDBOARD_MAX_ROOMS": "100000",
                                "CARDBOARD_ROOM_CREATE_BURST": "100000",
                                "CARDBOARD_ROOM_CREATE_PER_HOUR": "1000000",
-                               "CARDBOARD_WS_PER_ADDRESS": "100000", "CARDBOARD_WS_PER_MINUTE": "1000000"})
+                               "CARDBOARD_WS_PER_ADDRESS": "100000", "CARDBOARD_WS_PER_MINUTE": "1000000"},
+                        log=log, module="bench.gcprobe")
 
 
 def run(name: str, memory: bool, duration: float | None) -> dict[str, object]:
     """One run on a fresh server; the client's last JSON line."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        server = start(port, ":memory:" if memory else str(Path(tmp) / "bench.db"))
+        log = open(Path(tmp) / "server.log", "w+b")  # noqa: SIM115 - read back below
+        server = start(port, ":memory:" if memory else str(Path(tmp) / "bench.db"), log)
         args = list(RUNS[name])
         if duration is not None:
             args[args.index("--duration") + 1] = str(duration)
@@ -55,8 +58,12 @@ def run(name: str, memory: bool, duration: float | None) -> dict[str, object]:
                                  capture_output=True, text=True, timeout=600)
         finally:
             stop_server(server)
+        log.seek(0)
+        probe = [ln for ln in log.read().decode(errors="replace").splitlines() if ln.startswith("gc ")]
+        log.close()
     print(f"==== {name} ({'memory' if memory else 'sqlite'})")
     print(out.stdout.strip())
+    print("server " + (probe[-1] if probe else "gc: no report"))
     if out.returncode != 0:
         print(out.stderr.strip()[-2000:])
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]

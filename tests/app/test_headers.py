@@ -134,3 +134,15 @@ def test_allowed_origins_let_other_sites_in() -> None:
         with pytest.raises(WebSocketDisconnect), \
                 client.websocket_connect(f"/ws/{room}", headers={"Origin": "https://c.example"}) as ws:
             ws.receive_json()
+
+
+def test_the_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDBOARD_ALLOWED_ORIGINS", "https://a.example,https://b.example/")
+    monkeypatch.setenv("CARDBOARD_API_DOCS", "true")
+    monkeypatch.setenv("CARDBOARD_WS_PER_ADDRESS", "7")
+    settings = Settings()
+    assert settings.allowed_origins == ("https://a.example", "https://b.example")
+    assert settings.api_docs and settings.ws_per_address == 7
+    with make_client(settings) as client:
+        assert client.get(DOCS_PATH).status_code == 200
+        assert client.get("/api/openapi.json").json()["info"]["title"] == "Cardboard"

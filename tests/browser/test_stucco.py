@@ -35,7 +35,8 @@ def pick(page: Page, index: int, *, keyboard: bool = False, tap: bool = False) -
 
 
 def shoot(page: Page, path: Path) -> None:
-    """A full-page screenshot once the page's animations have finished."""
+    """A full-page screenshot once the page's animations have finished (a
+    function, not an expression: Playwright would eval it, which the CSP forbids)."""
     page.wait_for_function("() => document.getAnimations().length === 0")
     page.screenshot(path=str(path), full_page=True)
 

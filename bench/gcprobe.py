@@ -1,0 +1,53 @@
+"""uvicorn with a probe of the garbage collector: ``python -m bench.gcprobe
+ARGS`` runs ``uvicorn ARGS`` in this process and, when the server stops,
+prints one line ``gc {...}`` (JSON) to stderr: how many collections of each
+generation ran and how long the full (generation 2) ones took, in ms
+(median, max), and how many objects the collector tracked at the end. Used
+by ``bench/load.py``."""
+
+from __future__ import annotations
+
+import gc
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import uvicorn
+import uvicorn.main
+
+_runs: dict[int, list[float]] = {0: [], 1: [], 2: []}
+_start = [0.0]
+
+
+def _track(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _start[0] = time.perf_counter()
+    else:
+        _runs[info["generation"]].append((time.perf_counter() - _start[0]) * 1000.0)
+
+
+def _report() -> None:
+    full = _runs[2]
+    out = {"collections": {str(g): len(r) for g, r in _runs.items()},
+           "full_ms": {"n": len(full), "p50": round(statistics.median(full), 2) if full else None,
+                       "max": round(max(full), 2) if full else None},
+           "tracked_objects": len(gc.get_objects())}
+    print("gc " + json.dumps(out), file=sys.stderr, flush=True)
+
+
+def _reporting_shutdown(shutdown: Any) -> Any:
+    async def wrapped(self: uvicorn.Server, *args: Any, **kwargs: Any) -> None:
+        await shutdown(self, *args, **kwargs)
+        _report()
+    return wrapped
+
+
+if __name__ == "__main__":
+    gc.callbacks.append(_track)
+    # uvicorn ends by raising the signal it caught again, so exit handlers
+    # do not run: report once its shutdown is done.
+    uvicorn.Server.shutdown = _reporting_shutdown(uvicorn.Server.shutdown)  # type: ignore[method-assign]
+    sys.argv[0] = "uvicorn"
+    uvicorn.main.main()
