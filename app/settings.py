@@ -3,8 +3,9 @@
 ``CARDBOARD_GAMES=get-stuck,get-stuck-4`` limits the games on offer;
 ``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
 in memory; ``CARDBOARD_BOT_*`` and ``CARDBOARD_HANDOVER_SECONDS`` tune the
-computer players (:mod:`app.bots`). Tests build their own :class:`Settings`
-and pass it to ``app.main.create_app``.
+computer players (:mod:`app.bots`); ``CARDBOARD_DATABASE`` names the SQLite
+file, and ``CARDBOARD_REDIS_URL`` keeps rooms in Redis instead. Tests build
+their own :class:`Settings` and pass it to ``app.main.create_app``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ class Settings(BaseSettings):
       after that (for its history) once it is no longer used.
     * ``room_create_burst``, ``room_create_per_hour``: one client address may
       create this many rooms at once, then this many an hour.
+    * ``redis_url``: when set (``redis://host:6379/0``), rooms are kept in this
+      Redis instead of ``database``, and every server process pointed at it
+      serves the same rooms (``docs/scaling.md``).
+    * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
+      that Redis (so that one Redis can serve other things too).
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -69,6 +75,13 @@ class Settings(BaseSettings):
     keep_days: float = Field(default=30.0, ge=0)
     room_create_burst: int = Field(default=30, ge=1)
     room_create_per_hour: float = Field(default=120.0, gt=0)
+    redis_url: str | None = None
+    redis_prefix: str = "cb:"
+
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
 
     @field_validator("games", mode="before")
     @classmethod

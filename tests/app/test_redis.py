@@ -1,0 +1,385 @@
+"""Several server processes on one real Redis (``docs/scaling.md``): every
+game played with its seats split over two uvicorn processes and a spectator
+on each; a process killed mid-deal; the same move sent to two processes at
+once; Redis restarted mid-game; a computer player's turn claimed once.
+
+Each test starts its own ``redis-server`` (AOF on) in a temporary directory;
+without ``/usr/bin/redis-server`` they skip, or fail when required
+(``CI=true`` or ``CARDBOARD_REDIS_TESTS=required``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
+
+from app.lobby import Lobby
+from app.rooms import Room
+from app.settings import Settings
+from engine.match import Match
+from engine.registry import GAMES, get_game
+
+pytestmark = pytest.mark.xdist_group("redis")
+
+SEED = 20240611
+
+
+def seats_of(game_id: str) -> tuple[str, ...]:
+    game = get_game(game_id)
+    return game.seats(game.check_options({}))
+
+
+class Replay:
+    """The engine's own replay of the moves a test made, by version: what
+    each seat must have been shown at each version."""
+
+    def __init__(self, game_id: str, seed: int, dealt_version: int) -> None:
+        self.game_id = game_id
+        self.game = get_game(game_id)
+        self.match = Match.new(game_id, self.game.check_options({}), seed)
+        self.start = dealt_version
+        self.matches = [self.match]
+
+    def play(self, seat: str, move: str) -> None:
+        self.match = self.match.play(seat, move)
+        self.matches.append(self.match)
+
+    def board(self, version: int, seat: str | None) -> Any:
+        match = self.matches[max(0, version - self.start)]
+        return json.loads(json.dumps(self.game.view(match.state, seat)))
+
+    def check(self, client: Client) -> None:
+        """Every state ``client`` received shows the board of its version."""
+        for state in client.states:
+            if state["version"] >= self.start and state["phase"] != "waiting":
+                assert state["view"]["board"] == self.board(state["version"], state["you"]), (
+                    f"{client.name}: version {state['version']} differs from the replay")
+
+
+async def seat_clients(servers: list[AppServer], room: str, seats: tuple[str, ...]
+                       ) -> tuple[dict[str, Client], list[Client]]:
+    """A client per seat, seat ``k`` on server ``k % 2``, joined in seat
+    order, and a spectator on each server; every client has seen the last
+    join."""
+    players: dict[str, Client] = {}
+    for k, seat in enumerate(seats):
+        client = await Client(f"{seat}@{k % 2}").connect(servers[k % 2].ws, room)
+        await client.send(type="join", seat=seat, name=f"P{k}")
+        await client.until(lambda c=client: c.token is not None, "joined")
+        players[seat] = client
+    watchers = [await Client(f"spectator@{i}").connect(s.ws, room) for i, s in enumerate(servers)]
+    everyone = [*players.values(), *watchers]
+    for client in everyone:
+        await client.at(len(seats))
+    return players, watchers
+
+
+class Table:
+    """A room of ``game_id`` (seeded) made on ``servers[creator]``, its seats
+    split over both servers (:func:`seat_clients`), with its replay."""
+
+    def __init__(self, game_id: str, room: str, players: dict[str, Client], watchers: list[Client]
+                 ) -> None:
+        self.room, self.players, self.watchers = room, players, watchers
+        self.seats = tuple(players)
+        self.replay = Replay(game_id, SEED, len(self.seats))
+
+    @property
+    def everyone(self) -> list[Client]:
+        return [*self.players.values(), *self.watchers]
+
+    @staticmethod
+    async def make(servers: list[AppServer], game_id: str, creator: int = 0) -> Table:
+        room = servers[creator].post("/api/rooms", {"game": game_id, "options": {"seed": SEED}})["room"]
+        players, watchers = await seat_clients(servers, room, seats_of(game_id))
+        return Table(game_id, room, players, watchers)
+
+
+async def play_moves(players: dict[str, Client], everyone: list[Client], replay: Replay,
+                     rng: random.Random, limit: int) -> int:
+    """Play up to ``limit`` random legal moves, one at a time, each by the
+    awaited seat's client; after each, every client must reach the new
+    version. Returns the version reached."""
+    any_client = next(iter(players.values()))
+    version = any_client.last["version"]
+    for _ in range(limit):
+        state = any_client.last
+        if state["phase"] != "playing":
+            break
+        seat = state["to_move"][0]
+        mover = players[seat]
+        await mover.at(version)
+        assert mover.last["legal_moves"], (mover.name, mover.frames[-3:])
+        move = rng.choice(mover.last["legal_moves"])
+        await mover.send(type="move", move=move, version=version)
+        replay.play(seat, move)
+        version += 1
+        for client in everyone:
+            await client.at(version)
+    return version
+
+
+def test_every_game_split_over_two_processes(tmp_path: Path) -> None:
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def play(game_id: str, rng: random.Random) -> None:
+            t = await Table.make(servers, game_id)
+            players, watchers, everyone, replay = t.players, t.watchers, t.everyone, t.replay
+            await play_moves(players, everyone, replay, rng, 400)
+            last = watchers[0].last
+            assert last["phase"] in ("deal_over", "match_over"), last["phase"]
+            for client in everyone:
+                check_versions(client)
+                replay.check(client)
+                assert client.last["version"] == last["version"]
+                # Every seat shows connected on both processes.
+                assert all(s["connected"] for s in client.last["view"]["seats"]), client.name
+            for client in everyone:
+                await client.close()
+
+        async def main() -> None:
+            rng = random.Random(7)
+            for game_id in GAMES:
+                await play(game_id, rng)
+
+        asyncio.run(main())
+
+
+class FakeConn:
+    """A connection in the test's own process: frames are kept as JSON."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+        self.frames: list[dict[str, Any]] = []
+
+    def push(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+
+def test_same_move_sent_to_two_processes_plays_once(tmp_path: Path) -> None:
+    """Two lobbies (as two processes would have) over one Redis: the same
+    seat, seated on both before either hears of the other, sends the same
+    move on the same version to both at once, 50 times. Exactly one commit
+    wins the compare-and-set; the other is refused with ``stale_version``
+    and the fresh state, and the record holds the move once."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            settings = Settings(redis_url=redis.url, bot_pool="thread", database=":memory:")
+            a, b = Lobby(settings), Lobby(settings)
+            await a.open()
+            await b.open()
+            try:
+                await race(a, b)
+            finally:
+                await a.close()
+                await b.close()
+
+        async def race(a: Lobby, b: Lobby) -> None:
+            room_a = await a.create_room("get-stuck", {"seed": SEED})
+            room_b = await b.room(room_a.id)
+            assert room_b is not None
+            rooms = (room_a, room_b)
+            red, black = FakeConn(), FakeConn()
+            for conn in (red, black):
+                room_a.attach(conn)
+            await room_a.act(lambda: room_a.join(red, "red", "R"), red)
+            await room_a.act(lambda: room_a.join(black, "black", "B"), black)
+            tokens = {c.seat: next(f["token"] for f in c.frames if f["type"] == "joined")
+                      for c in (red, black)}
+            twins = {seat: (FakeConn(), FakeConn()) for seat in tokens}
+            for pair in twins.values():
+                for room, conn in zip(rooms, pair, strict=True):
+                    room.attach(conn)
+            await room_b.sync()
+            wins = 0
+            for n in range(50):
+                await asyncio.sleep(0.05)  # let the presence of the last resumes settle
+                if room_a.phase != "playing":
+                    seated = next(iter(room_a.seat_conn.values()))
+                    await room_a.act(lambda c=seated: room_a.next_deal(c, room_a.version)
+                                     if room_a.phase == "deal_over" else room_a.rematch(c, room_a.version))
+                    await room_b.sync()
+                await room_b.sync()
+                assert room_a.version == room_b.version
+                version = room_a.version
+                seat = room_a.game.to_move(room_a.match.state)[0]
+                pair = twins[seat]
+                # Both seated at once (no await in between), one per process.
+                for room, conn in zip(rooms, pair, strict=True):
+                    room.resume(conn, tokens[seat])
+                    assert conn.seat == seat
+                move = room_a.game.legal_moves(room_a.match.state, seat)[n % 2 - 1]
+                for conn in pair:
+                    conn.frames.clear()
+                results = await asyncio.gather(
+                    *(room.act(lambda r=room, c=conn, m=move, v=version: r.move(c, m, v), conn)
+                      for room, conn in zip(rooms, pair, strict=True)))
+                assert sorted(results) == [False, True], results
+                loser = pair[results.index(False)]
+                # Refused as stale, with the fresh state (the other process may
+                # meanwhile have told it that its seat was taken back).
+                codes = [f["code"] for f in loser.frames if f["type"] == "error"]
+                assert [c for c in codes if c != "replaced"] == ["stale_version"], loser.frames
+                refused = loser.frames.index(next(f for f in loser.frames
+                                                  if f.get("code") == "stale_version"))
+                assert loser.frames[refused + 1]["type"] == "state"
+                assert loser.frames[refused + 1]["version"] == version + 1
+                wins += 1
+                stored = await a.storage.load(room_a.id)
+                assert stored is not None and stored.entries[-1].version == version + 1
+                assert [e.action.get("move") for e in stored.entries if e.version == version + 1] == [move]
+                await room_b.sync()
+                await room_a.sync()
+                assert room_a.table == room_b.table
+            assert wins == 50
+            stored = await a.storage.load(room_a.id)
+            assert stored is not None
+            assert Room.rebuild(stored, a.storage).table.match == room_a.table.match
+
+        asyncio.run(main())
+
+
+def _log_versions(servers: list[AppServer], room: str) -> list[int]:
+    pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version (\d+)")
+    return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
+
+
+def test_computer_turn_is_thought_about_once(tmp_path: Path) -> None:
+    """Get Stuck with a computer player, the person on one process and a
+    spectator on the other: every computer turn is thought about by exactly
+    one process (its claim), and played once."""
+    with (redis_server(tmp_path) as redis,
+          app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="0.05") as servers):
+        async def main() -> None:
+            made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
+                                                  "bots": {"level": "easy", "seats": "others"}})
+            room, seat = made["room"], made["seat"]
+            watcher = await Client("spectator@0").connect(servers[0].ws, room)
+            person = await Client("person@1").connect(servers[1].ws, room)
+            await person.send(type="join", seat=seat, name="P")
+            await person.until(lambda: person.last["you"] == seat, "the person seated")
+            rng = random.Random(3)
+            for _ in range(30):
+                await person.until(lambda: person.last["phase"] != "playing"
+                                   or (seat in person.last["to_move"] and bool(person.last["legal_moves"])),
+                                   "the person's turn")
+                if person.last["phase"] != "playing":
+                    break
+                version = person.last["version"]
+                await person.send(type="move", move=rng.choice(person.last["legal_moves"]), version=version)
+                await person.at(version + 1)
+            await watcher.at(person.last["version"])
+            for client in (watcher, person):
+                check_versions(client)
+            computer = [s["version"] for s in watcher.states
+                        if s["view"]["log"] and s["view"]["log"][-1]["seat"] != seat]
+            thought = _log_versions(servers, room)
+            assert len(thought) >= 5
+            assert len(thought) == len(set(thought)), f"a turn was thought about twice: {thought}"
+            # Each computer move came from one thought, on the version before it.
+            assert set(v + 1 for v in thought) >= set(computer)
+            assert "was refused" not in servers[0].text() + servers[1].text()
+
+        asyncio.run(main())
+
+
+def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
+    """Get Stuck for Four split over two processes; one is killed (``kill -9``)
+    mid-deal. Its clients reconnect to the other with their tokens and the
+    deal is finished there; the seat of a client that has not come back yet
+    shows disconnected once the dead process's heartbeat has lapsed."""
+    game_id = "get-stuck-4"
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await Table.make(servers, game_id, creator=1)
+            room, seats, players, watchers = t.room, t.seats, t.players, t.watchers
+            everyone, replay = t.everyone, t.replay
+            rng = random.Random(11)
+            version = await play_moves(players, everyone, replay, rng, 12)
+            assert players[seats[0]].last["phase"] == "playing"
+            servers[0].kill()
+            lost = [s for k, s in enumerate(seats) if k % 2 == 0]
+            survivor = watchers[1]
+            for seat in lost:
+                await players[seat].until(lambda c=players[seat]: c.closed, "the socket to close")
+            # The first comes back at once; the second later, after its seat
+            # showed disconnected on the surviving process.
+            back: dict[str, Client] = {}
+
+            async def resume(seat: str) -> None:
+                old = players[seat]
+                client = await Client(f"{seat}@1").connect(servers[1].ws, room)
+                await client.send(type="resume", token=old.token)
+                await client.until(lambda: client.token == old.token and client.last["you"] == seat,
+                                   "resumed")
+                back[seat] = client
+
+            await resume(lost[0])
+            started = time.monotonic()
+            await survivor.until(
+                lambda: not next(s for s in survivor.last["view"]["seats"] if s["seat"] == lost[1])
+                ["connected"], "the dead process's seat to show disconnected", 15)
+            assert time.monotonic() - started < 12
+            await resume(lost[1])
+            moved = {**players, **back}
+            live = [c for c in [*moved.values(), watchers[1]] if not c.closed]
+            for client in live:
+                await client.at(version)
+            await play_moves(moved, live, replay, rng, 400)
+            assert survivor.last["phase"] in ("deal_over", "match_over")
+            assert all(s["connected"] for s in survivor.last["view"]["seats"])
+            for client in [*players.values(), *watchers, *back.values()]:
+                check_versions(client)
+                replay.check(client)
+
+        asyncio.run(main())
+
+
+def test_redis_restart_mid_game(tmp_path: Path) -> None:
+    """Redis stops mid-deal: a move is refused with ``unavailable`` and the
+    state stays; once Redis is back (its AOF reloaded) the same move is
+    accepted and play goes on over both processes, nothing lost."""
+    game_id = "get-stuck"
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await Table.make(servers, game_id)
+            seats, players, watchers, everyone, replay = t.seats, t.players, t.watchers, t.everyone, t.replay
+            rng = random.Random(5)
+            version = await play_moves(players, everyone, replay, rng, 6)
+            redis.stop()
+            seat = players[seats[0]].last["to_move"][0]
+            mover = players[seat]
+            move = rng.choice(mover.last["legal_moves"])
+            count = len(mover.errors("unavailable"))
+            await mover.send(type="move", move=move, version=version)
+            await mover.until(lambda: len(mover.errors("unavailable")) > count, "unavailable", 10)
+            await asyncio.sleep(0.2)
+            assert mover.last["version"] == version
+            restart(redis)
+            # Accepted once Redis answers again (a retry, as a client would).
+            deadline = time.monotonic() + 15
+            while mover.last["version"] == version:
+                assert time.monotonic() < deadline, "play did not resume"
+                await mover.send(type="move", move=move, version=version)
+                await asyncio.sleep(0.3)
+            replay.play(seat, move)
+            for client in everyone:
+                await client.at(version + 1, 15)
+            await play_moves(players, everyone, replay, rng, 400)
+            for client in everyone:
+                check_versions(client)
+                replay.check(client)
+                assert client.last["version"] == watchers[0].last["version"]
+
+        asyncio.run(main())
+
+
+def restart(redis: RedisServer) -> None:
+    redis.start()
