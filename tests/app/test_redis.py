@@ -383,3 +383,63 @@ def test_redis_restart_mid_game(tmp_path: Path) -> None:
 
 def restart(redis: RedisServer) -> None:
     redis.start()
+
+
+def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: Path) -> None:
+    """The storage itself: a taken id and a version that is not the next one
+    are conflicts; rooms are counted, closed (kept while a finished match is
+    young, never while a connection is open anywhere) and purged; the room
+    creation limit is one bucket per address for every process."""
+    from app.bus import RedisBus
+    from app.storage import StorageConflict
+    from app.storage.base import Entry, RoomMeta
+    from app.storage.redis import RedisStorage
+
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            store = RedisStorage(redis.url)
+            await store.open()
+            now = time.time()
+
+            def meta(room: str, version: int, **kw: Any) -> RoomMeta:
+                return RoomMeta(room, "get-stuck", now - 100, now - 100, now - 100, version, "playing", **kw)
+
+            first = Entry(0, now, {"t": "create", "id": "x"})
+            for room in ("aaaaaaaa", "bbbbbbbb"):
+                await store.create(meta(room, 0), first)
+            with pytest.raises(StorageConflict):
+                await store.create(meta("aaaaaaaa", 0), first)
+            await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+            with pytest.raises(StorageConflict):
+                await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+            with pytest.raises(StorageConflict):
+                await store.append(meta("aaaaaaaa", 3), Entry(3, now, {"t": "next_deal"}))
+            await store.append(meta("bbbbbbbb", 1, finished=now - 50), Entry(1, now, {"t": "leave"}))
+            assert [e.version for e in await store.since("aaaaaaaa", 0)] == [1]
+            stored = await store.load("aaaaaaaa")
+            assert stored is not None and [e.action["t"] for e in stored.entries] == ["create", "next_deal"]
+            assert await store.count_open() == 2
+            # A connection open on some process keeps a room from being closed.
+            await store.client.hset("cb:room:bbbbbbbb:conns", "p:1", "1")
+            await store.close_room("bbbbbbbb")
+            assert await store.count_open() == 2
+            await store.client.delete("cb:room:bbbbbbbb:conns")
+            await store.close_room("bbbbbbbb")
+            assert await store.count_open() == 1
+            kept = await store.load("bbbbbbbb")
+            assert kept is not None and kept.meta.closed
+            with pytest.raises(StorageConflict):
+                await store.append(meta("bbbbbbbb", 2), Entry(2, now, {"t": "leave"}))
+            # Idle for longer than the limit: deleted (never finished); the
+            # match that ended long ago: deleted as history too.
+            assert sorted(await store.purge(now, now)) == ["aaaaaaaa", "bbbbbbbb"]
+            assert await store.load("aaaaaaaa") is None and await store.load("bbbbbbbb") is None
+            assert await store.rooms(closed=None) == []
+            settings = Settings(redis_url=redis.url, room_create_burst=2, room_create_per_hour=1)
+            buses = [RedisBus(store, settings), RedisBus(store, settings)]
+            waits = [await buses[k % 2].creation_wait("10.0.0.1") for k in range(3)]
+            assert waits[:2] == [0.0, 0.0] and waits[2] is not None and waits[2] > 3000
+            assert await buses[1].creation_wait("10.0.0.2") == 0.0
+            await store.close()
+
+        asyncio.run(main())
