@@ -1,0 +1,196 @@
+"""Saturated Get Stuck for Four on one process (SQLite), one process (Redis)
+and two processes (Redis), in one run (``docs/scaling.md``).
+
+For each setup it starts the server processes (uvicorn on loopback, free
+ports; a ``redis-server`` of its own in a temporary directory, AOF on with
+``appendfsync everysec``, as ``docker-compose.scale.yml`` runs it), opens
+``--rooms`` rooms of four seats and plays random legal moves as fast as the
+server answers (a closed loop: a seat moves as soon as its state awaits it).
+With two processes the seats of every room alternate between them, so that
+every move crosses the bus. The client runs in a process of its own.
+
+Prints, per setup, the moves per second over ``--seconds`` (after
+``--warmup``), each move's round trip (from sending it to the mover's next
+state, median and 99th percentile, in ms) and the CPU the server processes
+and Redis used (% of one core). On this 2-core machine client, servers and
+Redis share the cores: read the figures as relative.
+
+Usage: ``python bench/scale.py [--rooms 40] [--seconds 10] [--warmup 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.latency import free_port, post_room, start_server  # noqa: E402
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on a free port keeping its AOF in ``directory``."""
+    port = free_port()
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir",
+                             str(directory), "--appendonly", "yes", "--appendfsync", "everysec",
+                             "--save", "", "--logfile", str(directory / "redis.log")])
+    deadline = time.monotonic() + 10
+    while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout != b"PONG\n":
+        if time.monotonic() > deadline:
+            raise RuntimeError("redis-server did not start")
+        time.sleep(0.1)
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> dict[str, Any]:
+    """Play ``rooms`` rooms for ``warmup + seconds``; seat ``k`` of each room
+    connects to ``bases[k % len(bases)]``. The figures of the measured part."""
+    rng = random.Random(1)
+    rtts: list[float] = []
+    moves = 0
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    measure_from, stop_at = start + warmup, start + warmup + seconds
+    errors: dict[str, int] = {}
+
+    async def room_loop(index: int) -> None:
+        nonlocal moves
+        room = post_room(bases[index % len(bases)], {"game": "get-stuck-4"})["room"]
+        seats = ["N", "E", "S", "W"]
+        sockets = [await websockets.connect(bases[k % len(bases)].replace("http", "ws") + f"/ws/{room}")
+                   for k in range(4)]
+        for ws, seat in zip(sockets, seats, strict=True):
+            await ws.send(json.dumps({"type": "join", "seat": seat, "name": seat}))
+
+        async def seat_loop(k: int, ws: Any) -> None:
+            nonlocal moves
+            sent: tuple[int, float] | None = None
+            async for text in ws:
+                frame = json.loads(text)
+                if frame["type"] == "error":
+                    errors[frame["code"]] = errors.get(frame["code"], 0) + 1
+                    continue
+                if frame["type"] != "state" or frame["you"] != seats[k]:
+                    continue
+                now = loop.time()
+                version = frame["version"]
+                if sent is not None and version > sent[0]:
+                    if now >= measure_from and sent[1] >= measure_from and now <= stop_at:
+                        rtts.append(now - sent[1])
+                        moves += 1
+                    sent = None
+                if now > stop_at:
+                    return
+                if sent is not None:
+                    continue
+                if frame["phase"] == "playing" and frame["legal_moves"]:
+                    sent = (version, now)
+                    await ws.send(json.dumps({"type": "move", "version": version,
+                                              "move": rng.choice(frame["legal_moves"])}))
+                elif k == 0 and frame["phase"] in ("deal_over", "match_over"):
+                    kind = "next_deal" if frame["phase"] == "deal_over" else "rematch"
+                    await ws.send(json.dumps({"type": kind, "version": version}))
+
+        try:
+            await asyncio.gather(*(seat_loop(k, ws) for k, ws in enumerate(sockets)))
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+    await asyncio.gather(*(room_loop(i) for i in range(rooms)))
+    rtts.sort()
+    return {"moves_per_s": moves / seconds,
+            "rtt_ms_p50": 1000 * statistics.median(rtts) if rtts else float("nan"),
+            "rtt_ms_p99": 1000 * rtts[int(0.99 * (len(rtts) - 1))] if rtts else float("nan"),
+            "errors": errors}
+
+
+def client(bases: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> None:
+    """The client process: plays, then sends its figures through ``out``."""
+    out.send(asyncio.run(play(bases, rooms, warmup, seconds)))
+
+
+def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
+            extra_pids: list[int]) -> dict[str, Any]:
+    """Start one server per entry of ``envs``, run the client, stop them."""
+    ports = [free_port() for _ in envs]
+    env_base = {"CARDBOARD_ROOM_CREATE_BURST": "10000", "CARDBOARD_BOT_POOL": "thread"}
+    servers = [start_server(p, {**env_base, **e}) for p, e in zip(ports, envs, strict=True)]
+    pids = [s.pid for s in servers] + extra_pids
+    try:
+        receive, send = multiprocessing.Pipe(duplex=False)
+        proc = multiprocessing.Process(target=client, args=([f"http://127.0.0.1:{p}" for p in ports],
+                                                            args.rooms, args.warmup, args.seconds, send))
+        proc.start()
+        time.sleep(args.warmup)
+        before = [cpu_seconds(p) for p in pids]
+        time.sleep(args.seconds)
+        after = [cpu_seconds(p) for p in pids]
+        if not receive.poll(args.seconds + 60):
+            raise RuntimeError(f"{name}: the client did not finish")
+        figures: dict[str, Any] = receive.recv()
+        proc.join(10)
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(10)
+    used = [100 * (b - a) / args.seconds for a, b in zip(before, after, strict=True)]
+    figures["server_cpu_pct"] = [round(u) for u in used[:len(servers)]]
+    figures["redis_cpu_pct"] = round(sum(used[len(servers):])) if extra_pids else None
+    figures["setup"] = name
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        results.append(measure("1 process, SQLite", [{"CARDBOARD_DATABASE": f"{tmp}/bench.db"}], args, []))
+        redis, url = start_redis(Path(tmp))
+        try:
+            env = {"CARDBOARD_REDIS_URL": url}
+            results.append(measure("1 process, Redis", [env], args, [redis.pid]))
+            subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
+            results.append(measure("2 processes, Redis", [env, env], args, [redis.pid]))
+        finally:
+            redis.terminate()
+            redis.wait(10)
+    print(f"Get Stuck for Four, {args.rooms} rooms of 4 sockets, closed loop, {args.seconds:g} s measured")
+    print(f"{'setup':<22} {'moves/s':>8} {'rtt p50 ms':>11} {'rtt p99 ms':>11}  server CPU %   Redis CPU %")
+    for r in results:
+        print(f"{r['setup']:<22} {r['moves_per_s']:>8.0f} {r['rtt_ms_p50']:>11.2f} {r['rtt_ms_p99']:>11.2f}"
+              f"  {'+'.join(map(str, r['server_cpu_pct'])):<13} {r['redis_cpu_pct'] or '-'}"
+              + (f"   errors {r['errors']}" if r["errors"] else ""))
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
