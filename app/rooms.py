@@ -385,7 +385,7 @@ class Room:
                     await asyncio.shield(self._inflight)
             if self.closed or (version is not None and version <= self.version):
                 return 0
-            return await self.catch_up()
+            return await self.catch_up(suspect=version is not None)
 
     async def _caught_up(self) -> bool:
         """:meth:`catch_up`, False if that failed (the storage is unreachable)."""
@@ -396,16 +396,17 @@ class Room:
             return False
         return not self.closed
 
-    async def catch_up(self) -> int:
+    async def catch_up(self, suspect: bool = True) -> int:
         """Apply what other server processes committed since :attr:`version`,
         read from the storage, one version at a time as if committed here
         (each connection gets every version's state; ``on_commit`` is told).
         Call it under the lock. Returns how many versions were applied. If
-        the stored record is shorter than the room (a storage that lost its
-        last writes) the room is rebuilt from it; if it is gone the room is
-        marked closed. Raises ``StorageError``."""
+        nothing is newer and ``suspect`` (the storage said there was), the
+        whole record is read: if it is shorter than the room (a storage that
+        lost its last writes) the room is rebuilt from it; if it is gone the
+        room is marked closed. Raises ``StorageError``."""
         entries = await self.journal.since(self.id, self.version)
-        if not entries:
+        if not entries and suspect:
             stored = await self.journal.load(self.id)
             if stored is None or stored.meta.closed:
                 self.closed = True

@@ -266,7 +266,7 @@ def test_computer_turn_is_thought_about_once(tmp_path: Path) -> None:
             await person.send(type="join", seat=seat, name="P")
             await person.until(lambda: person.last["you"] == seat, "the person seated")
             rng = random.Random(3)
-            for _ in range(30):
+            for _ in range(12):
                 await person.until(lambda: person.last["phase"] != "playing"
                                    or (seat in person.last["to_move"] and bool(person.last["legal_moves"])),
                                    "the person's turn")
@@ -286,6 +286,42 @@ def test_computer_turn_is_thought_about_once(tmp_path: Path) -> None:
             # Each computer move came from one thought, on the version before it.
             assert set(v + 1 for v in thought) >= set(computer)
             assert "was refused" not in servers[0].text() + servers[1].text()
+
+        asyncio.run(main())
+
+
+def test_a_computer_turn_is_taken_over_when_its_process_dies(tmp_path: Path) -> None:
+    """The process thinking about a computer player's turn is killed while
+    it thinks: its claim expires and the other process plays the turn."""
+    with (redis_server(tmp_path) as redis,
+          app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="1.0") as servers):
+        async def main() -> None:
+            made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
+                                                  "bots": {"level": "easy", "seats": "others"}})
+            room, seat = made["room"], made["seat"]
+            clients = [await Client(f"spectator@{k}").connect(s.ws, room) for k, s in enumerate(servers)]
+            person = await Client("person@1").connect(servers[1].ws, room)
+            await person.send(type="join", seat=seat, name="P")
+            await person.until(lambda: person.last["you"] == seat, "the person seated")
+            if seat not in person.last["to_move"]:
+                await person.until(lambda: seat in person.last["to_move"], "the person's turn", 10)
+            version = person.last["version"]
+            await person.send(type="move", move=person.last["legal_moves"][0], version=version)
+            turn = version + 1
+            pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version"
+                                 rf" {turn}\b")
+            deadline = time.monotonic() + 10
+            thinking = None
+            while thinking is None:
+                assert time.monotonic() < deadline, "no process thinks about the computer's turn"
+                thinking = next((k for k, s in enumerate(servers) if pattern.search(s.text())), None)
+                await asyncio.sleep(0.02)
+            servers[thinking].kill()
+            other = 1 - thinking
+            witness = clients[other]
+            await witness.at(turn + 1, 20)
+            assert pattern.search(servers[other].text()), "the surviving process did not take over"
+            check_versions(witness)
 
         asyncio.run(main())
 
