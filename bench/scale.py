@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -93,6 +94,7 @@ async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> d
                 frame = json.loads(text)
                 if frame["type"] == "error":
                     errors[frame["code"]] = errors.get(frame["code"], 0) + 1
+                    sent = None  # refused: the state that follows says what to do
                     continue
                 if frame["type"] != "state" or frame["you"] != seats[k]:
                     continue
@@ -121,7 +123,11 @@ async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> d
             for ws in sockets:
                 await ws.close()
 
-    await asyncio.gather(*(room_loop(i) for i in range(rooms)))
+    # A seat stops at the first frame after the window; the others of its
+    # room may then wait for nothing: the play ends a little after the window.
+    everything = asyncio.gather(*(room_loop(i) for i in range(rooms)))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(everything, warmup + seconds + 3)
     rtts.sort()
     return {"moves_per_s": moves / seconds,
             "rtt_ms_p50": 1000 * statistics.median(rtts) if rtts else float("nan"),
@@ -154,6 +160,7 @@ def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
             raise RuntimeError(f"{name}: the client did not finish")
         figures: dict[str, Any] = receive.recv()
         proc.join(10)
+        figures["load_average"] = os.getloadavg()[0]
     finally:
         for server in servers:
             server.terminate()
@@ -189,6 +196,8 @@ def main() -> None:
         print(f"{r['setup']:<22} {r['moves_per_s']:>8.0f} {r['rtt_ms_p50']:>11.2f} {r['rtt_ms_p99']:>11.2f}"
               f"  {'+'.join(map(str, r['server_cpu_pct'])):<13} {r['redis_cpu_pct'] or '-'}"
               + (f"   errors {r['errors']}" if r["errors"] else ""))
+    loads = ", ".join(f"{r['load_average']:.1f}" for r in results)
+    print(f"machine load average (1 min) after each run: {loads}, on {os.cpu_count()} cores")
     print(json.dumps(results))
 
 

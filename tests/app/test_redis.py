@@ -246,6 +246,21 @@ def test_same_move_sent_to_two_processes_plays_once(tmp_path: Path) -> None:
         asyncio.run(main())
 
 
+async def computer_table(servers: list[AppServer]) -> tuple[str, str, tuple[Client, Client], Client]:
+    """A seeded Get Stuck room with a computer player, a spectator on each
+    server and a person seated through the second one: the room id, the
+    person's seat, the spectators and the person."""
+    made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
+                                          "bots": {"level": "easy", "seats": "others"}})
+    room, seat = made["room"], made["seat"]
+    watchers = (await Client("spectator@0").connect(servers[0].ws, room),
+                await Client("spectator@1").connect(servers[1].ws, room))
+    person = await Client("person@1").connect(servers[1].ws, room)
+    await person.send(type="join", seat=seat, name="P")
+    await person.until(lambda: person.last["you"] == seat, "the person seated")
+    return room, seat, watchers, person
+
+
 def _log_versions(servers: list[AppServer], room: str) -> list[int]:
     pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version (\d+)")
     return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
@@ -258,13 +273,7 @@ def test_computer_turn_is_thought_about_once(tmp_path: Path) -> None:
     with (redis_server(tmp_path) as redis,
           app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="0.05") as servers):
         async def main() -> None:
-            made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
-                                                  "bots": {"level": "easy", "seats": "others"}})
-            room, seat = made["room"], made["seat"]
-            watcher = await Client("spectator@0").connect(servers[0].ws, room)
-            person = await Client("person@1").connect(servers[1].ws, room)
-            await person.send(type="join", seat=seat, name="P")
-            await person.until(lambda: person.last["you"] == seat, "the person seated")
+            room, seat, (watcher, _), person = await computer_table(servers)
             rng = random.Random(3)
             for _ in range(12):
                 await person.until(lambda: person.last["phase"] != "playing"
@@ -296,13 +305,7 @@ def test_a_computer_turn_is_taken_over_when_its_process_dies(tmp_path: Path) -> 
     with (redis_server(tmp_path) as redis,
           app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="1.0") as servers):
         async def main() -> None:
-            made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
-                                                  "bots": {"level": "easy", "seats": "others"}})
-            room, seat = made["room"], made["seat"]
-            clients = [await Client(f"spectator@{k}").connect(s.ws, room) for k, s in enumerate(servers)]
-            person = await Client("person@1").connect(servers[1].ws, room)
-            await person.send(type="join", seat=seat, name="P")
-            await person.until(lambda: person.last["you"] == seat, "the person seated")
+            room, seat, clients, person = await computer_table(servers)
             if seat not in person.last["to_move"]:
                 await person.until(lambda: seat in person.last["to_move"], "the person's turn", 10)
             version = person.last["version"]
