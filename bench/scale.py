@@ -15,6 +15,11 @@ state, median and 99th percentile, in ms) and the CPU the server processes
 and Redis used (% of one core). On this 2-core machine client, servers and
 Redis share the cores: read the figures as relative.
 
+Then what one move costs Redis itself, with the storage driven directly
+(``--cost-rooms`` rooms with a move in flight each, 50 moves a room): Redis's
+CPU per move (the append script and one other process's read of the entry),
+and the bytes each move adds to the append-only file and to memory.
+
 Usage: ``python bench/scale.py [--rooms 40] [--seconds 10] [--warmup 2]``.
 """
 
@@ -172,11 +177,53 @@ def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
     return figures
 
 
+async def redis_cost(url: str, directory: Path, rooms: int, moves: int = 50) -> dict[str, float]:
+    """Redis CPU (µs), AOF bytes and memory bytes per stored move."""
+    from app.storage.base import Entry, RoomMeta
+    from app.storage.redis import RedisStorage
+
+    store = RedisStorage(url)
+    await store.open()
+    now = time.time()
+    ids = [f"bench{i:06d}" for i in range(rooms)]
+
+    def meta(room: str, version: int) -> RoomMeta:
+        return RoomMeta(room, "get-stuck-4", now, now, now, version, "playing")
+
+    for room in ids:
+        await asyncio.wrap_future(store.create(meta(room, 0), Entry(0, now, {"t": "create", "id": room})))
+
+    async def cpu() -> float:
+        info = await store.client.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    async def sizes() -> tuple[int, int]:
+        aof = sum(f.stat().st_size for f in (directory / "appendonlydir").iterdir())
+        memory = int((await store.client.info("memory"))["used_memory"])
+        return aof, memory
+
+    action = {"t": "move", "seat": "N", "move": "c3-d3", "hand_back": []}
+    cpu0, (aof0, mem0) = await cpu(), await sizes()
+    for version in range(1, moves + 1):
+        await asyncio.gather(*(asyncio.wrap_future(store.append(meta(r, version),
+                                                                Entry(version, time.time(), action)))
+                               for r in ids))
+        await asyncio.gather(*(store.since(r, version - 1) for r in ids))
+    cpu1 = await cpu()
+    await asyncio.sleep(1.2)  # appendfsync everysec
+    aof1, mem1 = await sizes()
+    await store.close()
+    n = rooms * moves
+    return {"redis_cpu_us": 1e6 * (cpu1 - cpu0) / n, "aof_bytes": (aof1 - aof0) / n,
+            "memory_bytes": (mem1 - mem0) / n}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--cost-rooms", type=int, default=200)
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,6 +234,8 @@ def main() -> None:
             results.append(measure("1 process, Redis", [env], args, [redis.pid]))
             subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
             results.append(measure("2 processes, Redis", [env, env], args, [redis.pid]))
+            subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
+            cost = asyncio.run(redis_cost(url, Path(tmp), args.cost_rooms))
         finally:
             redis.terminate()
             redis.wait(10)
@@ -196,9 +245,12 @@ def main() -> None:
         print(f"{r['setup']:<22} {r['moves_per_s']:>8.0f} {r['rtt_ms_p50']:>11.2f} {r['rtt_ms_p99']:>11.2f}"
               f"  {'+'.join(map(str, r['server_cpu_pct'])):<13} {r['redis_cpu_pct'] or '-'}"
               + (f"   errors {r['errors']}" if r["errors"] else ""))
+    print(f"Redis per stored move ({args.cost_rooms} rooms in flight): {cost['redis_cpu_us']:.0f} µs of"
+          f" its CPU (append script + one LRANGE), {cost['aof_bytes']:.0f} bytes of append-only file,"
+          f" {cost['memory_bytes']:.0f} bytes of memory")
     loads = ", ".join(f"{r['load_average']:.1f}" for r in results)
     print(f"machine load average (1 min) after each run: {loads}, on {os.cpu_count()} cores")
-    print(json.dumps(results))
+    print(json.dumps({"setups": results, "redis_per_move": cost}))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 SOCKET_SECONDS = 2.0
 """A Redis command that has not answered in this long fails (``unavailable``)."""
 
+CONNECTIONS = 64
+"""Connections to Redis one process opens at most; a command waits (up to
+:data:`SOCKET_SECONDS`) for a free one rather than failing."""
+
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
@@ -154,11 +158,12 @@ class RedisStorage:
         self.url = url
         self.prefix = prefix
         self.channel = f"{prefix}bus"
-        self.client: aioredis.Redis = aioredis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=SOCKET_SECONDS,
-            socket_connect_timeout=SOCKET_SECONDS, health_check_interval=15,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=CONNECTIONS, timeout=SOCKET_SECONDS, decode_responses=True,
+            socket_timeout=SOCKET_SECONDS, socket_connect_timeout=SOCKET_SECONDS,
+            health_check_interval=15, retry=Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),
             retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        self.client: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._create = self.client.register_script(_CREATE)
         self._append = self.client.register_script(_APPEND)
         self._touch = self.client.register_script(_TOUCH)
