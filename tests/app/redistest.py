@@ -235,7 +235,8 @@ class Client:
         await self.ws.send(json.dumps(frame))
 
     async def until(self, check: Any, what: str, seconds: float = 10.0) -> None:
-        """Wait until ``check()`` is true."""
+        """Wait until ``check()`` is true (it may look at other clients too:
+        it is tried again at least every 50 ms)."""
         deadline = asyncio.get_running_loop().time() + seconds
         while not check():
             left = deadline - asyncio.get_running_loop().time()
@@ -246,7 +247,7 @@ class Client:
                                      f" {last and last['version']}")
             self._changed.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.05))
 
     async def at(self, version: int, seconds: float = 10.0) -> dict[str, Any]:
         """The first state of ``version`` or later."""

@@ -52,6 +52,10 @@ class Replay:
         self.match = self.match.play(seat, move)
         self.matches.append(self.match)
 
+    def next_deal(self) -> None:
+        self.match = self.match.next_deal()
+        self.matches.append(self.match)
+
     def board(self, version: int, seat: str | None) -> Any:
         match = self.matches[max(0, version - self.start)]
         return json.loads(json.dumps(self.game.view(match.state, seat)))
@@ -259,6 +263,65 @@ async def computer_table(servers: list[AppServer]) -> tuple[str, str, tuple[Clie
     await person.send(type="join", seat=seat, name="P")
     await person.until(lambda: person.last["you"] == seat, "the person seated")
     return room, seat, watchers, person
+
+
+LATE_COPY = ("stale_version", "not_your_turn", "not_playing", "not_seated")
+
+
+def test_double_click_to_two_processes_plays_once(tmp_path: Path) -> None:
+    """Over real processes: the awaited seat's token is resumed on a socket
+    to each process, each followed at once by the same move on the same
+    version, 50 times. Each time the move plays once: every client sees one
+    new version, and the other socket's copy is refused: ``stale_version``
+    when the compare-and-set decided, else as one process refuses a late
+    copy (the turn or the deal has passed; ``not_seated`` once ``replaced``)."""
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await Table.make(servers, "get-stuck")
+            replay, watchers = t.replay, t.watchers
+            tokens = {seat: c.token for seat, c in t.players.items()}
+            twins = {seat: [c, await Client(f"{seat}-twin@{1 - k % 2}").connect(
+                servers[1 - k % 2].ws, t.room)] for k, (seat, c) in enumerate(t.players.items())}
+            everyone = [*watchers, *(c for pair in twins.values() for c in pair)]
+            version = watchers[0].last["version"]
+            refusals: list[str] = []
+            for _ in range(50):
+                if replay.match.deal_over:
+                    first = twins[t.seats[0]][0]
+                    await first.send(type="resume", token=tokens[t.seats[0]])
+                    await first.send(type="next_deal", version=version)
+                    replay.next_deal()
+                    version += 1
+                    for client in everyone:
+                        await client.at(version)
+                seat = replay.game.to_move(replay.match.state)[0]
+                move = replay.game.legal_moves(replay.match.state, seat)[0]
+                pair = twins[seat]
+                seen = [len(c.frames) for c in pair]
+                await asyncio.gather(*(c.send(type="resume", token=tokens[seat]) for c in pair))
+                await asyncio.gather(*(c.send(type="move", move=move, version=version) for c in pair))
+                replay.play(seat, move)
+                version += 1
+                for client in everyone:
+                    await client.at(version)
+                def refused(pair: list[Client] = pair, seen: list[int] = seen) -> list[str]:
+                    return [f["code"] for c, n in zip(pair, seen, strict=True) for f in c.frames[n:]
+                            if f["type"] == "error" and f["code"] != "replaced"]
+
+                await pair[0].until(lambda: bool(refused()), "the second copy refused")
+                await asyncio.sleep(0.05)
+                assert watchers[0].last["version"] == version, "a move played twice"
+                codes = refused()
+                assert len(codes) == 1 and codes[0] in LATE_COPY, codes
+                refusals += codes
+            for client in everyone:
+                check_versions(client)
+                replay.check(client)
+            # Both processes had the seat at once in most rounds: the race was
+            # decided by the compare-and-set.
+            assert refusals.count("stale_version") >= 10, refusals
+
+        asyncio.run(main())
 
 
 def _log_versions(servers: list[AppServer], room: str) -> list[int]:
