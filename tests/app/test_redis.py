@@ -15,6 +15,7 @@ import json
 import random
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,30 @@ from redistest import AppServer, Client, RedisServer, app_servers, check_version
 from app.lobby import Lobby
 from app.rooms import Room
 from app.settings import Settings
+from app.table import Table
 from engine.match import Match
 from engine.registry import GAMES, get_game
 
 pytestmark = pytest.mark.xdist_group("redis")
 
 SEED = 20240611
+
+
+class Cluster:
+    """A Redis and two server processes shared by the tests that kill
+    nothing (handover after 1 s, computer players pausing 0.05 s)."""
+
+    def __init__(self, redis: RedisServer, servers: list[AppServer]) -> None:
+        self.redis, self.servers = redis, servers
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    directory = tmp_path_factory.mktemp("cluster")
+    with (redis_server(directory) as redis,
+          app_servers(redis.url, directory, CARDBOARD_HANDOVER_SECONDS="1",
+                      CARDBOARD_BOT_PAUSE="0.05") as servers):
+        yield Cluster(redis, servers)
 
 
 def seats_of(game_id: str) -> tuple[str, ...]:
@@ -86,7 +105,7 @@ async def seat_clients(servers: list[AppServer], room: str, seats: tuple[str, ..
     return players, watchers
 
 
-class Table:
+class SplitTable:
     """A room of ``game_id`` (seeded) made on ``servers[creator]``, its seats
     split over both servers (:func:`seat_clients`), with its replay."""
 
@@ -101,10 +120,10 @@ class Table:
         return [*self.players.values(), *self.watchers]
 
     @staticmethod
-    async def make(servers: list[AppServer], game_id: str, creator: int = 0) -> Table:
+    async def make(servers: list[AppServer], game_id: str, creator: int = 0) -> SplitTable:
         room = servers[creator].post("/api/rooms", {"game": game_id, "options": {"seed": SEED}})["room"]
         players, watchers = await seat_clients(servers, room, seats_of(game_id))
-        return Table(game_id, room, players, watchers)
+        return SplitTable(game_id, room, players, watchers)
 
 
 async def play_moves(players: dict[str, Client], everyone: list[Client], replay: Replay,
@@ -131,29 +150,30 @@ async def play_moves(players: dict[str, Client], everyone: list[Client], replay:
     return version
 
 
-def test_every_game_split_over_two_processes(tmp_path: Path) -> None:
-    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
-        async def play(game_id: str, rng: random.Random) -> None:
-            t = await Table.make(servers, game_id)
-            players, watchers, everyone, replay = t.players, t.watchers, t.everyone, t.replay
-            await play_moves(players, everyone, replay, rng, 400)
-            last = watchers[0].last
-            assert last["phase"] in ("deal_over", "match_over"), last["phase"]
-            for client in everyone:
-                check_versions(client)
-                replay.check(client)
-                assert client.last["version"] == last["version"]
-                # Every seat shows connected on both processes.
-                assert all(s["connected"] for s in client.last["view"]["seats"]), client.name
-            for client in everyone:
-                await client.close()
+def test_every_game_split_over_two_processes(cluster: Cluster) -> None:
+    servers = cluster.servers
 
-        async def main() -> None:
-            rng = random.Random(7)
-            for game_id in GAMES:
-                await play(game_id, rng)
+    async def play(game_id: str, rng: random.Random) -> None:
+        t = await SplitTable.make(servers, game_id)
+        players, watchers, everyone, replay = t.players, t.watchers, t.everyone, t.replay
+        await play_moves(players, everyone, replay, rng, 400)
+        last = watchers[0].last
+        assert last["phase"] in ("deal_over", "match_over"), last["phase"]
+        for client in everyone:
+            check_versions(client)
+            replay.check(client)
+            assert client.last["version"] == last["version"]
+            # Every seat shows connected on both processes.
+            assert all(s["connected"] for s in client.last["view"]["seats"]), client.name
+        for client in everyone:
+            await client.close()
 
-        asyncio.run(main())
+    async def main() -> None:
+        rng = random.Random(7)
+        for game_id in GAMES:
+            await play(game_id, rng)
+
+    asyncio.run(main())
 
 
 class FakeConn:
@@ -268,58 +288,125 @@ async def computer_table(servers: list[AppServer]) -> tuple[str, str, tuple[Clie
 LATE_COPY = ("stale_version", "not_your_turn", "not_playing", "not_seated")
 
 
-def test_double_click_to_two_processes_plays_once(tmp_path: Path) -> None:
+def test_double_click_to_two_processes_plays_once(cluster: Cluster) -> None:
     """Over real processes: the awaited seat's token is resumed on a socket
     to each process, each followed at once by the same move on the same
     version, 50 times. Each time the move plays once: every client sees one
     new version, and the other socket's copy is refused: ``stale_version``
     when the compare-and-set decided, else as one process refuses a late
     copy (the turn or the deal has passed; ``not_seated`` once ``replaced``)."""
-    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
-        async def main() -> None:
-            t = await Table.make(servers, "get-stuck")
-            replay, watchers = t.replay, t.watchers
-            tokens = {seat: c.token for seat, c in t.players.items()}
-            twins = {seat: [c, await Client(f"{seat}-twin@{1 - k % 2}").connect(
-                servers[1 - k % 2].ws, t.room)] for k, (seat, c) in enumerate(t.players.items())}
-            everyone = [*watchers, *(c for pair in twins.values() for c in pair)]
-            version = watchers[0].last["version"]
-            refusals: list[str] = []
-            for _ in range(50):
-                if replay.match.deal_over:
-                    first = twins[t.seats[0]][0]
-                    await first.send(type="resume", token=tokens[t.seats[0]])
-                    await first.send(type="next_deal", version=version)
-                    replay.next_deal()
-                    version += 1
-                    for client in everyone:
-                        await client.at(version)
-                seat = replay.game.to_move(replay.match.state)[0]
-                move = replay.game.legal_moves(replay.match.state, seat)[0]
-                pair = twins[seat]
-                seen = [len(c.frames) for c in pair]
-                await asyncio.gather(*(c.send(type="resume", token=tokens[seat]) for c in pair))
-                await asyncio.gather(*(c.send(type="move", move=move, version=version) for c in pair))
-                replay.play(seat, move)
+    servers = cluster.servers
+
+    async def main() -> None:
+        t = await SplitTable.make(servers, "get-stuck")
+        replay, watchers = t.replay, t.watchers
+        tokens = {seat: c.token for seat, c in t.players.items()}
+        twins = {seat: [c, await Client(f"{seat}-twin@{1 - k % 2}").connect(
+            servers[1 - k % 2].ws, t.room)] for k, (seat, c) in enumerate(t.players.items())}
+        everyone = [*watchers, *(c for pair in twins.values() for c in pair)]
+        version = watchers[0].last["version"]
+        refusals: list[str] = []
+        for _ in range(50):
+            if replay.match.deal_over:
+                first = twins[t.seats[0]][0]
+                await first.send(type="resume", token=tokens[t.seats[0]])
+                await first.send(type="next_deal", version=version)
+                replay.next_deal()
                 version += 1
                 for client in everyone:
                     await client.at(version)
-                def refused(pair: list[Client] = pair, seen: list[int] = seen) -> list[str]:
-                    return [f["code"] for c, n in zip(pair, seen, strict=True) for f in c.frames[n:]
-                            if f["type"] == "error" and f["code"] != "replaced"]
-
-                await pair[0].until(lambda: bool(refused()), "the second copy refused")
-                await asyncio.sleep(0.05)
-                assert watchers[0].last["version"] == version, "a move played twice"
-                codes = refused()
-                assert len(codes) == 1 and codes[0] in LATE_COPY, codes
-                refusals += codes
+            seat = replay.game.to_move(replay.match.state)[0]
+            move = replay.game.legal_moves(replay.match.state, seat)[0]
+            pair = twins[seat]
+            seen = [len(c.frames) for c in pair]
+            await asyncio.gather(*(c.send(type="resume", token=tokens[seat]) for c in pair))
+            await asyncio.gather(*(c.send(type="move", move=move, version=version) for c in pair))
+            replay.play(seat, move)
+            version += 1
             for client in everyone:
-                check_versions(client)
-                replay.check(client)
-            # Both processes had the seat at once in most rounds: the race was
-            # decided by the compare-and-set.
-            assert refusals.count("stale_version") >= 10, refusals
+                await client.at(version)
+            def refused(pair: list[Client] = pair, seen: list[int] = seen) -> list[str]:
+                return [f["code"] for c, n in zip(pair, seen, strict=True) for f in c.frames[n:]
+                        if f["type"] == "error" and f["code"] != "replaced"]
+
+            await pair[0].until(lambda: bool(refused()), "the second copy refused")
+            await asyncio.sleep(0.05)
+            assert watchers[0].last["version"] == version, "a move played twice"
+            codes = refused()
+            assert len(codes) == 1 and codes[0] in LATE_COPY, codes
+            refusals += codes
+        for client in everyone:
+            check_versions(client)
+            replay.check(client)
+        # Both processes had the seat at once in most rounds: the race was
+        # decided by the compare-and-set.
+        assert refusals.count("stale_version") >= 10, refusals
+
+    asyncio.run(main())
+
+
+def test_handover_across_processes(cluster: Cluster) -> None:
+    """A person on one process leaves mid-deal: the spectator on the other
+    process sees their seat disconnected, then offered for handover at the
+    handover time, and a player there may hand it to a computer player."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        t = await SplitTable.make(servers, "get-stuck-4")
+        await play_moves(t.players, t.everyone, t.replay, random.Random(2), 3)
+        gone = t.seats[1]  # on the second process
+        here = t.players[t.seats[0]]  # on the first
+        spectator = t.watchers[0]
+
+        def seat_view() -> dict[str, Any]:
+            return next(s for s in spectator.last["view"]["seats"] if s["seat"] == gone)
+
+        await t.players[gone].close()
+        started = time.monotonic()
+        await spectator.until(lambda: not seat_view()["connected"], "the seat shown away", 5)
+        await spectator.until(lambda: seat_view().get("handover") is True, "the handover offer", 5)
+        assert time.monotonic() - started >= 0.9
+        version = here.last["version"]
+        await here.send(type="add_bot", seat=gone, level="easy")
+        await spectator.at(version + 1)
+        assert seat_view()["kind"] == "computer" and seat_view()["stand_in_for"] == "P1"
+
+    asyncio.run(main())
+
+
+def test_a_room_behind_its_players_is_rebuilt_from_redis(tmp_path: Path) -> None:
+    """Redis lost its last writes (a crash within ``appendfsync everysec``):
+    the next action finds the record shorter than the room, which is rebuilt
+    from what Redis kept, and the action is judged on that."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            lobby = Lobby(Settings(redis_url=redis.url, bot_pool="thread", database=":memory:"))
+            await lobby.open()
+            try:
+                room = await lobby.create_room("get-stuck", {"seed": SEED})
+                red, black = FakeConn(), FakeConn()
+                for conn, seat in ((red, "red"), (black, "black")):
+                    room.attach(conn)
+                    await room.act(lambda c=conn, s=seat: room.join(c, s, s), conn)
+                for _ in range(4):
+                    seat = room.game.to_move(room.match.state)[0]
+                    conn = red if seat == "red" else black
+                    move = room.game.legal_moves(room.match.state, seat)[0]
+                    assert await room.act(lambda c=conn, m=move: room.move(c, m, room.version), conn)
+                assert room.version == 6
+                storage = lobby.storage
+                await storage.client.ltrim(f"cb:room:{room.id}:log", 0, 4)  # versions 5, 6 lost
+                seat = room.game.to_move(room.match.state)[0]
+                conn = red if seat == "red" else black
+                move = room.game.legal_moves(room.match.state, seat)[0]
+                await room.act(lambda: room.move(conn, move, room.version), conn)
+                stored = await storage.load(room.id)
+                assert stored is not None
+                assert room.version == stored.entries[-1].version
+                assert room.table == Table.replay(e.action for e in stored.entries)
+                assert room.version <= 5
+            finally:
+                await lobby.close()
 
         asyncio.run(main())
 
@@ -329,37 +416,37 @@ def _log_versions(servers: list[AppServer], room: str) -> list[int]:
     return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
 
 
-def test_computer_turn_is_thought_about_once(tmp_path: Path) -> None:
+def test_computer_turn_is_thought_about_once(cluster: Cluster) -> None:
     """Get Stuck with a computer player, the person on one process and a
     spectator on the other: every computer turn is thought about by exactly
     one process (its claim), and played once."""
-    with (redis_server(tmp_path) as redis,
-          app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="0.05") as servers):
-        async def main() -> None:
-            room, seat, (watcher, _), person = await computer_table(servers)
-            rng = random.Random(3)
-            for _ in range(12):
-                await person.until(lambda: person.last["phase"] != "playing"
-                                   or (seat in person.last["to_move"] and bool(person.last["legal_moves"])),
-                                   "the person's turn")
-                if person.last["phase"] != "playing":
-                    break
-                version = person.last["version"]
-                await person.send(type="move", move=rng.choice(person.last["legal_moves"]), version=version)
-                await person.at(version + 1)
-            await watcher.at(person.last["version"])
-            for client in (watcher, person):
-                check_versions(client)
-            computer = [s["version"] for s in watcher.states
-                        if s["view"]["log"] and s["view"]["log"][-1]["seat"] != seat]
-            thought = _log_versions(servers, room)
-            assert len(thought) >= 5
-            assert len(thought) == len(set(thought)), f"a turn was thought about twice: {thought}"
-            # Each computer move came from one thought, on the version before it.
-            assert set(v + 1 for v in thought) >= set(computer)
-            assert "was refused" not in servers[0].text() + servers[1].text()
+    servers = cluster.servers
 
-        asyncio.run(main())
+    async def main() -> None:
+        room, seat, (watcher, _), person = await computer_table(servers)
+        rng = random.Random(3)
+        for _ in range(12):
+            await person.until(lambda: person.last["phase"] != "playing"
+                               or (seat in person.last["to_move"] and bool(person.last["legal_moves"])),
+                               "the person's turn")
+            if person.last["phase"] != "playing":
+                break
+            version = person.last["version"]
+            await person.send(type="move", move=rng.choice(person.last["legal_moves"]), version=version)
+            await person.at(version + 1)
+        await watcher.at(person.last["version"])
+        for client in (watcher, person):
+            check_versions(client)
+        computer = [s["version"] for s in watcher.states
+                    if s["view"]["log"] and s["view"]["log"][-1]["seat"] != seat]
+        thought = _log_versions(servers, room)
+        assert len(thought) >= 5
+        assert len(thought) == len(set(thought)), f"a turn was thought about twice: {thought}"
+        # Each computer move came from one thought, on the version before it.
+        assert set(v + 1 for v in thought) >= set(computer)
+        assert "was refused" not in servers[0].text() + servers[1].text()
+
+    asyncio.run(main())
 
 
 def test_a_computer_turn_is_taken_over_when_its_process_dies(tmp_path: Path) -> None:
@@ -400,7 +487,7 @@ def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
     game_id = "get-stuck-4"
     with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
         async def main() -> None:
-            t = await Table.make(servers, game_id, creator=1)
+            t = await SplitTable.make(servers, game_id, creator=1)
             room, seats, players, watchers = t.room, t.seats, t.players, t.watchers
             everyone, replay = t.everyone, t.replay
             rng = random.Random(11)
@@ -451,7 +538,7 @@ def test_redis_restart_mid_game(tmp_path: Path) -> None:
     game_id = "get-stuck"
     with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
         async def main() -> None:
-            t = await Table.make(servers, game_id)
+            t = await SplitTable.make(servers, game_id)
             seats, players, watchers, everyone, replay = t.seats, t.players, t.watchers, t.everyone, t.replay
             rng = random.Random(5)
             version = await play_moves(players, everyone, replay, rng, 6)
