@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -145,6 +146,19 @@ def client(bases: list[str], rooms: int, warmup: float, seconds: float, out: Any
     out.send(asyncio.run(play(bases, rooms, warmup, seconds)))
 
 
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM, then SIGKILL for whatever has not ended 30 s later."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            print(f"process {proc.pid} did not stop in 30 s: killed", file=sys.stderr)
+            proc.kill()
+            proc.wait(10)
+
+
 def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
             extra_pids: list[int]) -> dict[str, Any]:
     """Start one server per entry of ``envs``, run the client, stop them."""
@@ -167,9 +181,7 @@ def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
         proc.join(10)
         figures["load_average"] = os.getloadavg()[0]
     finally:
-        for server in servers:
-            server.terminate()
-            server.wait(10)
+        stop(servers)
     used = [100 * (b - a) / args.seconds for a, b in zip(before, after, strict=True)]
     figures["server_cpu_pct"] = [round(u) for u in used[:len(servers)]]
     figures["redis_cpu_pct"] = round(sum(used[len(servers):])) if extra_pids else None
@@ -225,6 +237,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--cost-rooms", type=int, default=200)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the servers on the way out
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         results.append(measure("1 process, SQLite", [{"CARDBOARD_DATABASE": f"{tmp}/bench.db"}], args, []))
@@ -237,8 +250,7 @@ def main() -> None:
             subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
             cost = asyncio.run(redis_cost(url, Path(tmp), args.cost_rooms))
         finally:
-            redis.terminate()
-            redis.wait(10)
+            stop([redis])
     print(f"Get Stuck for Four, {args.rooms} rooms of 4 sockets, closed loop, {args.seconds:g} s measured")
     print(f"{'setup':<22} {'moves/s':>8} {'rtt p50 ms':>11} {'rtt p99 ms':>11}  server CPU %   Redis CPU %")
     for r in results:
