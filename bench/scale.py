@@ -6,8 +6,10 @@ ports; a ``redis-server`` of its own in a temporary directory, AOF on with
 ``appendfsync everysec``, as ``docker-compose.scale.yml`` runs it), opens
 ``--rooms`` rooms of four seats and plays random legal moves as fast as the
 server answers (a closed loop: a seat moves as soon as its state awaits it).
-With two processes the seats of every room alternate between them, so that
-every move crosses the bus. The client runs in a process of its own.
+With two processes, first the seats of every room alternate between them
+(every move crosses the bus: the worst case), then every room sits on one
+process, the rooms alternating (as ``deploy/nginx.conf`` routes them). The
+client runs in a process of its own.
 
 Prints, per setup, the moves per second over ``--seconds`` (after
 ``--warmup``), each move's round trip (from sending it to the mover's next
@@ -73,9 +75,11 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
-async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> dict[str, Any]:
-    """Play ``rooms`` rooms for ``warmup + seconds``; seat ``k`` of each room
-    connects to ``bases[k % len(bases)]``. The figures of the measured part."""
+async def play(bases: list[str], rooms: int, warmup: float, seconds: float,
+               split: bool = True) -> dict[str, Any]:
+    """Play ``rooms`` rooms for ``warmup + seconds``; seat ``k`` of room ``i``
+    connects to ``bases[k % len(bases)]`` if ``split``, else to
+    ``bases[i % len(bases)]``. The figures of the measured part."""
     rng = random.Random(1)
     rtts: list[float] = []
     moves = 0
@@ -88,8 +92,8 @@ async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> d
         nonlocal moves
         room = post_room(bases[index % len(bases)], {"game": "get-stuck-4"})["room"]
         seats = ["N", "E", "S", "W"]
-        sockets = [await websockets.connect(bases[k % len(bases)].replace("http", "ws") + f"/ws/{room}")
-                   for k in range(4)]
+        where = [bases[(k if split else index) % len(bases)] for k in range(4)]
+        sockets = [await websockets.connect(w.replace("http", "ws") + f"/ws/{room}") for w in where]
         for ws, seat in zip(sockets, seats, strict=True):
             await ws.send(json.dumps({"type": "join", "seat": seat, "name": seat}))
 
@@ -141,9 +145,9 @@ async def play(bases: list[str], rooms: int, warmup: float, seconds: float) -> d
             "errors": errors}
 
 
-def client(bases: list[str], rooms: int, warmup: float, seconds: float, out: Any) -> None:
+def client(bases: list[str], rooms: int, warmup: float, seconds: float, split: bool, out: Any) -> None:
     """The client process: plays, then sends its figures through ``out``."""
-    out.send(asyncio.run(play(bases, rooms, warmup, seconds)))
+    out.send(asyncio.run(play(bases, rooms, warmup, seconds, split)))
 
 
 def stop(procs: list[subprocess.Popen[bytes]]) -> None:
@@ -160,7 +164,7 @@ def stop(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
-            extra_pids: list[int]) -> dict[str, Any]:
+            extra_pids: list[int], split: bool = True) -> dict[str, Any]:
     """Start one server per entry of ``envs``, run the client, stop them."""
     ports = [free_port() for _ in envs]
     env_base = {"CARDBOARD_ROOM_CREATE_BURST": "10000", "CARDBOARD_BOT_POOL": "thread"}
@@ -169,7 +173,8 @@ def measure(name: str, envs: list[dict[str, str]], args: argparse.Namespace,
     try:
         receive, send = multiprocessing.Pipe(duplex=False)
         proc = multiprocessing.Process(target=client, args=([f"http://127.0.0.1:{p}" for p in ports],
-                                                            args.rooms, args.warmup, args.seconds, send))
+                                                            args.rooms, args.warmup, args.seconds, split,
+                                                            send))
         proc.start()
         time.sleep(args.warmup)
         before = [cpu_seconds(p) for p in pids]
@@ -246,7 +251,9 @@ def main() -> None:
             env = {"CARDBOARD_REDIS_URL": url}
             results.append(measure("1 process, Redis", [env], args, [redis.pid]))
             subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
-            results.append(measure("2 processes, Redis", [env, env], args, [redis.pid]))
+            results.append(measure("2 processes, split", [env, env], args, [redis.pid]))
+            subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
+            results.append(measure("2 processes, by room", [env, env], args, [redis.pid], split=False))
             subprocess.run(["redis-cli", "-u", url, "flushall"], capture_output=True)
             cost = asyncio.run(redis_cost(url, Path(tmp), args.cost_rooms))
         finally:
