@@ -98,6 +98,7 @@ if not finished then return 0 end
 if redis.call('HLEN', KEYS[6]) > 0 then return 0 end
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[7])
 if finished ~= '' and tonumber(finished) >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'closed', '1')
   redis.call('ZADD', KEYS[5], finished, ARGV[1])
@@ -107,8 +108,8 @@ redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('ZREM', KEYS[5], ARGV[1])
 return 2
 """
-"""KEYS: meta, log, open, active, finished, the room's connections (the
-presence hash of :mod:`app.presence`); ARGV: id, keep a finished match
+"""KEYS: meta, log, open, active, finished, the room's connections and its
+seats (the presence hashes of :mod:`app.presence`); ARGV: id, keep a finished match
 ended at or after this time. A room with connections open on any process is
 left alone (0); returns 1 if kept as history, 2 if deleted."""
 
@@ -278,7 +279,8 @@ class RedisStorage:
         try:
             return int(await self._close(
                 keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
-                      self.key("rooms", "finished"), self.key("room", room_id, "conns")],
+                      self.key("rooms", "finished"), self.key("room", room_id, "conns"),
+                      self.key("room", room_id, "seats")],
                 args=[room_id, _text(keep_after)]))
         except RedisError as exc:
             raise self._error(exc) from None

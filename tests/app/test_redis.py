@@ -613,7 +613,9 @@ def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: 
             await store.close_room("bbbbbbbb")
             assert await store.count_open() == 2
             await store.client.delete("cb:room:bbbbbbbb:conns")
+            await store.client.hset("cb:room:bbbbbbbb:seats", "red", "- 1")
             await store.close_room("bbbbbbbb")
+            assert not await store.client.exists("cb:room:bbbbbbbb:seats")
             assert await store.count_open() == 1
             kept = await store.load("bbbbbbbb")
             assert kept is not None and kept.meta.closed
@@ -624,6 +626,7 @@ def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: 
             assert sorted(await store.purge(now, now)) == ["aaaaaaaa", "bbbbbbbb"]
             assert await store.load("aaaaaaaa") is None and await store.load("bbbbbbbb") is None
             assert await store.rooms(closed=None) == []
+            assert await store.client.keys("cb:room:*") == []
             settings = Settings(redis_url=redis.url, room_create_burst=2, room_create_per_hour=1)
             buses = [RedisBus(store, settings), RedisBus(store, settings)]
             waits = [await buses[k % 2].creation_wait("10.0.0.1") for k in range(3)]
