@@ -32,6 +32,11 @@ asyncio tasks (at most one per room and purpose):
 Computer players think only while someone is connected to the room, or when
 they hold every seat (such a room finishes the deal in play, then is
 freed), so a room whose people have all left burns no CPU.
+
+When several server processes serve a room (:mod:`app.bus`), a turn and a
+"next deal" are each claimed first (:class:`Lease`, through ``leases``):
+only the process that holds the claim thinks and plays; the others look
+again every ``leases.retry_seconds``, to take over if it dies.
 """
 
 from __future__ import annotations
@@ -45,11 +50,12 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from app.rooms import Room, RoomError
 from app.settings import Settings
@@ -69,6 +75,42 @@ CLOSE_WAIT = 5.0
 NOTICE_SLACK = 0.01
 """Seconds a handover notice waits beyond the handover time, so that the
 seat is surely due when the state is sent."""
+
+
+@dataclass
+class Lease:
+    """A claim on one piece of computer-player work: ``held`` if this
+    process got it. :meth:`keep` once the work is done, so that no process
+    does it again while the claim lasts; else it is given up at once."""
+
+    held: bool
+    kept: bool = False
+
+    def keep(self) -> None:
+        """The work is done: keep the claim until it expires."""
+        self.kept = True
+
+
+class Leases(Protocol):
+    """Where claims are made (:meth:`app.bus.RedisBus.hold` across processes)."""
+
+    retry_seconds: float
+    """How long a process that did not get a claim waits before trying again."""
+
+    def hold(self, room_id: str, purpose: str,
+             version: int) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Claim ``purpose`` in ``room_id`` at ``version`` while the context lasts."""
+        ...
+
+
+class LocalLeases:
+    """One server process: every claim is granted."""
+
+    retry_seconds = 1.0
+
+    @contextlib.asynccontextmanager
+    async def hold(self, room_id: str, purpose: str, version: int) -> AsyncIterator[Lease]:
+        yield Lease(held=True)
 
 
 def _worker_start(server: int) -> None:
@@ -153,14 +195,16 @@ class Bots:
 
     ``played`` counts the computer moves accepted; ``refused`` those the room
     refused (a defect if it is ever not 0 outside of races with the room
-    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task.
+    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task;
+    ``leases`` grants claims on turns (every claim, by default).
     """
 
     def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None,
-                 on_free: Callable[[str], None] | None = None) -> None:
+                 on_free: Callable[[str], None] | None = None, leases: Leases | None = None) -> None:
         self.settings = settings
         self.store = store
         self.on_free = on_free
+        self.leases: Leases = leases if leases is not None else LocalLeases()
         self.thinker = thinker or Thinker(settings.bot_pool, settings.bot_workers)
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.played = 0
@@ -236,14 +280,26 @@ class Bots:
 
     # ---- the work -------------------------------------------------------------------------
     async def _turn(self, room: Room, seat: str) -> None:
-        """Choose and play one move for ``seat`` on the current version."""
+        """Claim ``seat``'s turn on the current version, then choose and play
+        its move; without the claim, wait and let the poke try again."""
+        version = room.version
+        async with self.leases.hold(room.id, f"turn {seat}", version) as lease:
+            if not lease.held:
+                await asyncio.sleep(self.leases.retry_seconds)
+                return
+            if room.version == version and await self._play_turn(room, seat, version):
+                lease.keep()
+
+    async def _play_turn(self, room: Room, seat: str, version: int) -> bool:
+        """Choose and play one move for ``seat`` on ``version``; True if played."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        version, state = room.version, room.match.state
+        state = room.match.state
         holder = room.table.holder(seat)
         level = holder.level if holder is not None else None
         if level is None:
-            return
+            return False
+        log.debug("room %s: the computer player at %s thinks on version %d", room.id, seat, version)
         pause = self._rng.uniform(self.settings.bot_pause, 2 * self.settings.bot_pause)
         try:
             move = await self.thinker.choose(room.game_id, state, seat, level, self.settings.bot_seconds,
@@ -267,11 +323,21 @@ class Bots:
             level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
             level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
                       room.id, move, seat, exc.code, exc.message)
+            return exc.code != "unavailable"
+        return True
 
     async def _continue(self, room: Room) -> None:
         """Start the next deal or match of a watched room of computer players,
         after a pause for the spectators to read the result."""
         version = room.version
+        async with self.leases.hold(room.id, "continue", version) as lease:
+            if not lease.held:
+                await asyncio.sleep(self.leases.retry_seconds)
+                return
+            await self._go_on(room, version)
+            lease.keep()
+
+    async def _go_on(self, room: Room, version: int) -> None:
         await asyncio.sleep(self.settings.bot_between_deals)
         if room.closed or not room.computer_only or not room.watched:
             return

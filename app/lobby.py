@@ -7,6 +7,11 @@ every room's record; ``store`` holds the rooms this process has loaded, each
 with its connections and lock. A room is loaded on first use (a page, a
 socket, a computer player's turn), so a server with many rooms in its
 database starts at once.
+
+Several server processes may serve the same rooms from one Redis: ``bus``
+(:mod:`app.bus`) keeps the rooms loaded here up to date with what the others
+commit, shares presence, computer players' claims and the room creation
+limit between them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.bots import Bots, Thinker
+from app.bus import make_bus
 from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room
 from app.settings import Settings
@@ -86,16 +92,18 @@ class CreationLimiter:
 
 class Lobby:
     """The server's rooms: ``storage`` (durable; by default the one the
-    settings name), ``store`` (the rooms loaded in this process), the games
-    on offer (``settings.games``) and the computer players (``bots``,
-    thinking with ``thinker`` if given)."""
+    settings name), ``store`` (the rooms loaded in this process), ``bus``
+    (the other processes sharing the storage, if any), the games on offer
+    (``settings.games``) and the computer players (``bots``, thinking with
+    ``thinker`` if given)."""
 
     def __init__(self, settings: Settings, storage: Storage | None = None,
                  thinker: Thinker | None = None) -> None:
         self.settings = settings
         self.storage: Storage = storage if storage is not None else make_storage(settings)
         self.store: RoomStore = MemoryRoomStore()
-        self.bots = Bots(settings, self.store, thinker, self._close_stored)
+        self.bus = make_bus(settings, self.storage)
+        self.bots = Bots(settings, self.store, thinker, self._close_stored, self.bus)
         self.limiter = CreationLimiter(settings.room_create_burst, settings.room_create_per_hour)
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.wall = time.time
@@ -107,6 +115,7 @@ class Lobby:
         person starting the server), then load, in the background, the rooms
         whose computer players were playing a deal among themselves."""
         await self.storage.open()
+        await self.bus.open(self)
         asyncio.get_running_loop().create_task(self._resume_computers())
 
     async def _resume_computers(self) -> None:
@@ -123,6 +132,7 @@ class Lobby:
         """Stop the computer players, then finish every write and close the
         storage (server shutdown)."""
         await self.bots.close()
+        await self.bus.close()
         await self.storage.close()
 
     # ---- games --------------------------------------------------------------------------
@@ -176,7 +186,11 @@ class Lobby:
             bots = computer_seats(game.seats(game.check_options(
                 {k: v for k, v in raw_options.items() if k != SEED_OPTION.name})), bot_seats, bot_level)
         if client is not None:
-            wait = self.limiter.take(client, time.monotonic())
+            try:
+                shared = await self.bus.creation_wait(client)
+            except StorageError as exc:
+                raise Unavailable(str(exc)) from None
+            wait = self.limiter.take(client, time.monotonic()) if shared is None else shared
             if wait > 0:
                 raise TooManyRooms(f"this address has created many rooms in a short time; try again"
                                    f" in {wait:.0f} seconds", wait)
@@ -197,6 +211,7 @@ class Lobby:
     def _add(self, room: Room) -> None:
         room.handover_seconds = self.settings.handover_seconds
         room.on_commit = self.bots.poke
+        room.presence = self.bus.presence
         self.store.add(room)
 
     async def _evict(self) -> bool:
@@ -244,6 +259,7 @@ class Lobby:
             log.error("room %s cannot be rebuilt from its record: %s", room_id, exc)
             return None
         self._add(room)
+        await self.bus.loaded(room)
         self.bots.poke(room)
         return room
 

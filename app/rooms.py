@@ -47,9 +47,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.protocol import FrameError, JoinedFrame, LogEntry, Phase, dump, error_text
-from app.storage.base import Entry, Pending, RoomMeta, Storage, StoredRoom
+from app.storage.base import Entry, Pending, RoomMeta, Storage, StorageConflict, StorageError, StoredRoom
 from app.storage.memory import MemoryStorage
-from app.table import Action, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
+from app.table import Action, BadRecord, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
 
@@ -60,6 +60,42 @@ RoomError = FrameError
 
 UNAVAILABLE = ("the server could not save this just now, so nothing was changed: try again in a"
                " moment")
+
+CONFLICT_RETRIES = 3
+"""Times an action is judged again on a fresher table after another server
+process committed the same version first (:class:`Conflict`)."""
+
+
+class Conflict(RoomError):
+    """The storage refused a commit because another server process had
+    committed that version first (``StorageConflict``): the room is behind.
+    :meth:`Room.act` catches up and judges the action again."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__("stale_version", f"the game moved on past version {version} just as this"
+                         " arrived: here is the state now")
+
+
+class Presence(Protocol):
+    """Where a room reports who is connected, for the other server processes
+    that serve it (:mod:`app.presence`; no such thing in one process). Each
+    call is told, it never waits."""
+
+    def attached(self, room: Room, conn: Connection) -> None:
+        """``conn`` opened on ``room`` (as a spectator)."""
+        ...
+
+    def detached(self, room: Room, conn: Connection, seat: str | None) -> None:
+        """``conn`` closed; it held ``seat`` (or none)."""
+        ...
+
+    def seated(self, room: Room, conn: Connection, seat: str) -> None:
+        """``conn`` now holds ``seat`` (joined or resumed)."""
+        ...
+
+    def unseated(self, room: Room, conn: Connection, seat: str) -> None:
+        """``conn`` no longer holds ``seat`` (it left, or the seat was freed)."""
+        ...
 
 
 class Connection(Protocol):
@@ -124,7 +160,10 @@ class Room:
     connected); ``handover_seconds`` (how long a human must have been away,
     mid-deal, before their seat may be handed to a computer player;
     ``Settings.handover_seconds``); ``on_commit`` (called with the room after
-    every committed change: the computer players' poke).
+    every committed change: the computer players' poke); ``presence`` (told
+    of connections, for other server processes, or ``None``); and, from
+    those processes, ``remote_seats`` (seats whose holder is connected to
+    another process) and ``remote_watchers`` (connections open there).
     """
 
     def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
@@ -142,6 +181,9 @@ class Room:
         self.visited = False
         self.handover_seconds = 120.0
         self.on_commit: Callable[[Room], None] | None = None
+        self.presence: Presence | None = None
+        self.remote_seats: set[str] = set()
+        self.remote_watchers = 0
         self._pending: tuple[Pending, Table, Callable[[], None], bool] | None = None
         self._inflight: asyncio.Future[None] | None = None
         self._texts_sent = (-1, 0)
@@ -253,8 +295,14 @@ class Room:
 
     @property
     def watched(self) -> bool:
-        """True while any connection (seated or spectator) is open."""
-        return bool(self.connections)
+        """True while any connection (seated or spectator) is open, on this
+        process or another."""
+        return bool(self.connections) or self.remote_watchers > 0
+
+    def connected(self, seat: str) -> bool:
+        """True while the holder of ``seat`` is connected, to this process or
+        another (a computer player is not a connection)."""
+        return seat in self.seat_conn or seat in self.remote_seats
 
     @property
     def computer_only(self) -> bool:
@@ -275,7 +323,7 @@ class Room:
         if holder is None or holder.kind != "human" or holder.computer_plays:
             return False
         since = self.away_since.get(seat)
-        if seat in self.seat_conn or since is None or self.phase != "playing":
+        if self.connected(seat) or since is None or self.phase != "playing":
             return False
         now = time.monotonic() if now is None else now
         return now - since > self.handover_seconds
@@ -290,16 +338,101 @@ class Room:
         async with self.lock:
             if self._inflight is not None:
                 await asyncio.shield(self._inflight)
-            try:
-                action()
-                await self.commit()
-            except RoomError as exc:
-                self._pending = None
+            conflict: Conflict | None = None
+            for attempt in range(CONFLICT_RETRIES + 1):
+                try:
+                    action()
+                    await self.commit()
+                except Conflict as exc:
+                    # Another process committed this version first: catch up
+                    # and judge the action again on the table it made (so
+                    # simultaneous moves of two seats both count).
+                    self._pending = None
+                    conflict = exc
+                    if await self._caught_up() and attempt < CONFLICT_RETRIES:
+                        continue
+                    error: RoomError = exc
+                except RoomError as exc:
+                    self._pending = None
+                    # Refused on the table another process made: the action
+                    # came too late (a double click sent to two processes).
+                    error = conflict if conflict is not None and exc.code != "unavailable" else exc
+                else:
+                    return True
                 if conn is None:
-                    raise
-                self.refuse(conn, exc)
+                    raise error
+                self.refuse(conn, error)
                 return False
-            return True
+            raise AssertionError("unreachable")  # pragma: no cover
+
+    async def sync(self, version: int | None = None) -> int:
+        """Under the lock, after any commit in flight: :meth:`catch_up`, if
+        the room is behind ``version`` (always when ``None``). What another
+        server process's commit of ``version`` calls (:mod:`app.bus`).
+        Returns how many versions were applied; raises ``StorageError``."""
+        async with self.lock:
+            if self._inflight is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._inflight)
+            if self.closed or (version is not None and version <= self.version):
+                return 0
+            return await self.catch_up(suspect=version is not None)
+
+    async def _caught_up(self) -> bool:
+        """:meth:`catch_up`, False if that failed (the storage is unreachable)."""
+        try:
+            await self.catch_up()
+        except StorageError as exc:
+            log.error("room %s: cannot catch up with the storage: %s", self.id, exc)
+            return False
+        return not self.closed
+
+    async def catch_up(self, suspect: bool = True) -> int:
+        """Apply what other server processes committed since :attr:`version`,
+        read from the storage, one version at a time as if committed here
+        (each connection gets every version's state; ``on_commit`` is told).
+        Call it under the lock. Returns how many versions were applied. If
+        nothing is newer and ``suspect`` (the storage said there was), the
+        whole record is read: if it is shorter than the room (a storage that
+        lost its last writes) the room is rebuilt from it; if it is gone the
+        room is marked closed. Raises ``StorageError``."""
+        entries = await self.journal.since(self.id, self.version)
+        if not entries and suspect:
+            stored = await self.journal.load(self.id)
+            if stored is None or stored.meta.closed:
+                self.closed = True
+            elif stored.entries and stored.entries[-1].version < self.version:
+                log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
+                          " the storage", self.id, stored.entries[-1].version, self.version)
+                self.table = Table.replay(e.action for e in stored.entries)
+                self._after_remote()
+                return 1
+            return 0
+        applied = 0
+        for entry in entries:
+            if entry.version <= self.version:
+                continue
+            if entry.version != self.version + 1:
+                raise StorageError(f"room {self.id}: the stored record skips from version"
+                                   f" {self.version} to {entry.version}")
+            try:
+                self.table = self.table.apply(entry.action)
+            except (BadRecord, ValueError) as exc:
+                raise StorageError(f"room {self.id}: stored version {entry.version} does not apply:"
+                                   f" {exc}") from exc
+            applied += 1
+            self._after_remote()
+        return applied
+
+    def _after_remote(self) -> None:
+        """The live side of a version committed elsewhere: a connection here
+        whose seat has been freed no longer holds it; then everyone's state
+        and the computer players' poke, as after a commit here."""
+        for seat in [s for s in self.seat_conn if self.table.holder(s) is None]:
+            self._unsit(seat)
+        self.broadcast()
+        if self.on_commit is not None:
+            self.on_commit(self)
 
     def _stage(self, table: Table, action: Action, then: Callable[[], None], *,
                at: float | None = None, first: bool = False, quiet: bool = False) -> None:
@@ -345,10 +478,14 @@ class Room:
         self._pending = None
         error = pending.exception()
         if error is not None:
-            log.error("room %s: version %d was not saved: %s", self.id, table.version, error)
+            conflict = isinstance(error, StorageConflict)
+            (log.info if conflict else log.error)("room %s: version %d was not saved: %s", self.id,
+                                                  table.version, error)
             if quiet:
                 self.broadcast()
                 return
+            if conflict:
+                raise Conflict(table.version)
             raise RoomError("unavailable", UNAVAILABLE)
         self.table = table
         then()
@@ -447,7 +584,7 @@ class Room:
             if h.kind == "human":
                 view["stand_in_for"] = h.name
             return view
-        view = {"seat": seat, "name": h.name, "kind": h.kind, "connected": seat in self.seat_conn}
+        view = {"seat": seat, "name": h.name, "kind": h.kind, "connected": self.connected(seat)}
         if self.may_hand_over(seat):
             view["handover"] = True
         return view
@@ -484,6 +621,8 @@ class Room:
         self.connections.add(conn)
         self.visited = True
         self.idle_since = None
+        if self.presence is not None:
+            self.presence.attached(self, conn)
         self.send_state(conn)
 
     def detach(self, conn: Connection, now: float | None = None) -> None:
@@ -491,7 +630,10 @@ class Room:
         disconnected (a presence change: no version bump)."""
         self.connections.discard(conn)
         seat, conn.seat = conn.seat, None
-        if seat is not None and self.seat_conn.get(seat) is conn:
+        held = seat is not None and self.seat_conn.get(seat) is conn
+        if self.presence is not None:
+            self.presence.detached(self, conn, seat if held else None)
+        if seat is not None and held:
             del self.seat_conn[seat]
             self.away_since[seat] = time.monotonic() if now is None else now
             self.broadcast()
@@ -503,11 +645,15 @@ class Room:
         self.seat_conn[seat] = conn
         self.away_since.pop(seat, None)
         conn.seat = seat
+        if self.presence is not None:
+            self.presence.seated(self, conn, seat)
 
     def _unsit(self, seat: str) -> None:
         conn = self.seat_conn.pop(seat, None)
         if conn is not None:
             conn.seat = None
+            if self.presence is not None:
+                self.presence.unseated(self, conn, seat)
         self.away_since.pop(seat, None)
 
     # ---- seating ------------------------------------------------------------------------
@@ -618,7 +764,7 @@ class Room:
     def _why_taken(self, seat: str, holder: SeatHolder, now: float | None) -> str:
         if holder.computer_plays:
             return f"seat {seat} is already played by a computer player"
-        if seat in self.seat_conn:
+        if self.connected(seat):
             return f"seat {seat} is taken by {holder.name}"
         if self.phase != "playing":
             return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
@@ -719,7 +865,7 @@ class Room:
                 raise RoomError("stale_version", stale_message) from None
             raise
         back = [s for s, h in table.holders
-                if h.stand_in and s in self.seat_conn
+                if h.stand_in and self.connected(s)
                 and (table.phase != "playing" or s not in self.game.to_move(table.match.state))]
         action = {"t": "move", "seat": seat, "move": move, "hand_back": back}
         self._stage(table.hand_back(back), action, lambda: None)

@@ -3,8 +3,9 @@
 ``CARDBOARD_GAMES=get-stuck,get-stuck-4`` limits the games on offer;
 ``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
 in memory; ``CARDBOARD_BOT_*`` and ``CARDBOARD_HANDOVER_SECONDS`` tune the
-computer players (:mod:`app.bots`). Tests build their own :class:`Settings`
-and pass it to ``app.main.create_app``.
+computer players (:mod:`app.bots`); ``CARDBOARD_DATABASE`` names the SQLite
+file, and ``CARDBOARD_REDIS_URL`` keeps rooms in Redis instead. Tests build
+their own :class:`Settings` and pass it to ``app.main.create_app``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ class Settings(BaseSettings):
       let in (``app.security``).
     * ``api_docs``: serve the interactive API docs at ``/api/docs`` (off by
       default: they load Swagger UI from a public CDN).
+    * ``redis_url``: when set (``redis://host:6379/0``), rooms are kept in this
+      Redis instead of ``database``, and every server process pointed at it
+      serves the same rooms (``docs/scaling.md``).
+    * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
+      that Redis (so that one Redis can serve other things too).
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -87,6 +93,13 @@ class Settings(BaseSettings):
     handshake_seconds: float = Field(default=10.0, gt=0)
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
     api_docs: bool = False
+    redis_url: str | None = None
+    redis_prefix: str = "cb:"
+
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
 
     @field_validator("games", mode="before")
     @classmethod

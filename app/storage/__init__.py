@@ -25,8 +25,13 @@ __all__ = ["Entry", "MatchRef", "MemoryStorage", "RoomMeta", "SqliteStorage", "S
 
 
 def make_storage(settings: Settings) -> Storage:
-    """The storage ``settings`` ask for: SQLite at ``settings.database``, or
-    memory for ``":memory:"`` (not opened yet: call ``open()``)."""
+    """The storage ``settings`` ask for: Redis at ``settings.redis_url`` if
+    set, else SQLite at ``settings.database``, or memory for ``":memory:"``
+    (not opened yet: call ``open()``)."""
+    if settings.redis_url:
+        from app.storage.redis import RedisStorage
+
+        return RedisStorage(settings.redis_url, settings.redis_prefix)
     if settings.database == ":memory:":
         return MemoryStorage()
     return SqliteStorage(settings.database)

@@ -14,7 +14,7 @@ with its room.
 
 Three backends implement :class:`Storage`: :mod:`app.storage.memory` (tests,
 ``CARDBOARD_DATABASE=:memory:``), :mod:`app.storage.sqlite` (the default) and,
-with ``CARDBOARD_REDIS_URL``, a Redis one. Every method may raise
+with ``CARDBOARD_REDIS_URL``, :mod:`app.storage.redis`. Every method may raise
 :class:`StorageError`; the room then refuses the action with the error code
 ``unavailable`` and applies nothing (``docs/protocol.md``).
 
@@ -153,6 +153,12 @@ class Storage(Protocol):
     async def find_match(self, match_id: str) -> MatchRef | None:
         """Where the match with this id is kept (see the module docstring),
         or ``None`` if no kept room played it."""
+        ...
+
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        """The room's entries after ``version``, in version order (empty if
+        there are none, or no such room): what another process committed
+        since this one last applied ``version``."""
         ...
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:

@@ -95,6 +95,9 @@ class MemoryStorage:
     async def find_match(self, match_id: str) -> MatchRef | None:
         return self._matches.get(match_id)
 
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        return [e for e in self._entries.get(room_id, ()) if e.version > version]
+
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         meta = self._meta.get(room_id)
         if meta is not None:

@@ -329,6 +329,13 @@ class SqliteStorage:
             return None if row is None else MatchRef(str(row[0]), int(row[1]))
         return await self._call(run)
 
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        def run(conn: sqlite3.Connection) -> list[Entry]:
+            rows = conn.execute("SELECT version, at, action FROM actions WHERE room = ? AND version > ?"
+                                " ORDER BY version", (room_id, version)).fetchall()
+            return [Entry.parse(*r) for r in rows]
+        return await self._call(run)
+
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         def run(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE rooms SET seen = max(seen, ?), opened = max(opened, ?) WHERE id = ?",
