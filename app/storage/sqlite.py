@@ -150,6 +150,11 @@ class SqliteStorage:
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise StorageError(f"{where} is damaged (PRAGMA quick_check failed): restore a"
                                    " backup, or point CARDBOARD_DATABASE at another file")
+            # One harmless write, so that a file the server may read but not
+            # write is refused now rather than at the first move.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
         except StorageError:
             conn.close()
             raise
@@ -185,21 +190,31 @@ class SqliteStorage:
         conn.close()
 
     def _batch(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
+        """Run ``jobs`` in one transaction, each under its own savepoint, and
+        resolve their futures once it is committed. Never raises: the thread
+        must live on, or every later write would wait forever."""
         results: list[tuple[_Job, Any, BaseException | None]] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
             for job in jobs:
                 conn.execute("SAVEPOINT job")
                 try:
-                    results.append((job, job.fn(conn), None))
-                    conn.execute("RELEASE job")
+                    result = job.fn(conn)
                 except Exception as exc:
+                    if not conn.in_transaction:
+                        # SQLite rolled the whole transaction back itself (a
+                        # full disk, an I/O error): every job of it fails, with
+                        # this message rather than "no such savepoint".
+                        raise
                     conn.execute("ROLLBACK TO job")
                     conn.execute("RELEASE job")
                     results.append((job, None, exc))
+                else:
+                    conn.execute("RELEASE job")
+                    results.append((job, result, None))
             conn.execute("COMMIT")
             self.commits += 1
-        except sqlite3.Error as exc:
+        except Exception as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             failure = StorageError(f"{self.path}: {exc}")
