@@ -298,7 +298,11 @@ class Room:
         raised."""
         async with self.lock:
             if self._inflight is not None:
-                await asyncio.shield(self._inflight)
+                # The commit of an action whose caller was cancelled: let it
+                # finish first. Its refusal, if any, was that action's.
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._inflight)
+                self._inflight = None
             try:
                 action()
                 await self.commit()
