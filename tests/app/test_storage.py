@@ -31,7 +31,7 @@ from app.storage import (
     StoredRoom,
 )
 from app.storage.base import Pending
-from app.storage.sqlite import SCHEMA_VERSION
+from app.storage.sqlite import SCHEMA_VERSION, SYNC_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = 86400.0
@@ -70,13 +70,15 @@ async def make_room(storage: Storage, room_id: str, versions: int = 1, *, at: fl
     return last
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "sqlite-full"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Storage]:
-    """Makes the storage under test (for SQLite, on the same file each time)."""
+    """Makes the storage under test (for SQLite, on the same file each time,
+    synced lazily or at every commit)."""
     if request.param == "memory":
         one = MemoryStorage()
         return lambda: one
-    return lambda: SqliteStorage(tmp_path / "data" / "cardboard.db")
+    sync = "FULL" if request.param == "sqlite-full" else "NORMAL"
+    return lambda: SqliteStorage(tmp_path / "data" / "cardboard.db", sync)
 
 
 def run(storage: Storage, scenario: Scenario) -> None:
@@ -457,6 +459,29 @@ def test_many_appends_share_commits(tmp_path: Path) -> None:
             stored = await s.load(f"room{i:04d}")
             assert stored is not None and stored.meta.version == 1 and len(stored.entries) == 2
     sqlite_run(tmp_path / "rooms.db", scenario)
+
+
+def test_commits_reach_the_file_itself_within_a_second(tmp_path: Path) -> None:
+    """With ``synchronous=NORMAL`` a commit is first in the write-ahead log
+    only; within ``SYNC_SECONDS`` a checkpoint (which syncs the log) has put
+    it in the database file itself."""
+    path = tmp_path / "rooms.db"
+
+    def in_main_file(name: str) -> list[str]:
+        copy = tmp_path / name
+        copy.write_bytes(path.read_bytes())  # the file alone, without its -wal
+        with sqlite3.connect(copy) as conn:
+            return [r[0] for r in conn.execute("SELECT id FROM rooms ORDER BY id")]
+
+    async def scenario(s: Storage) -> None:
+        await make_room(s, "room0001")
+        await asyncio.sleep(SYNC_SECONDS + 0.5)
+        assert in_main_file("a.db") == ["room0001"]
+        await make_room(s, "room0002")
+        assert in_main_file("b.db") == ["room0001"]  # only in the log so far
+        await asyncio.sleep(SYNC_SECONDS + 0.5)
+        assert in_main_file("c.db") == ["room0001", "room0002"]
+    sqlite_run(path, scenario)
 
 
 def test_closed_storage_refuses_writes(tmp_path: Path) -> None:
