@@ -336,7 +336,9 @@ async def restart(hub: Hub, term: bool) -> None:
             break
         await asyncio.sleep(0.01)
     if term:
-        codes = {(s.room.game, s.seat): [c for e, c in s.closes if e == epoch] for s in connected}
+        # (A client whose match has just ended closes its socket itself.)
+        codes = {(s.room.game, s.seat): [c for e, c in s.closes if e == epoch]
+                 for s in connected if not s.room.done.is_set()}
         bad = {k: c for k, c in codes.items() if c != [1012]}
         assert not bad, f"SIGTERM closed these sockets otherwise than with 1012: {bad}"
     await start(hub)
