@@ -14,18 +14,24 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bottest import Recorder, lobby_of, make_bot_client, new_bot_room, until, watch
 from fastapi.testclient import TestClient
 from roomtest import Peer, drain, make_client, mover, table
+from starlette.websockets import WebSocketDisconnect
 
+from app import bots
 from app.lobby import Lobby
 from app.rooms import Room
 from app.settings import Settings
 from app.storage import MemoryStorage, SqliteStorage, StorageError
+from engine.match import Match
+from engine.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -233,6 +239,76 @@ def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path) -> N
         assert room.version == version + 1
         await storage.close()
     asyncio.run(scenario())
+
+
+def test_a_room_that_cannot_be_read_closes_its_socket_with_1011(tmp_path: Path) -> None:
+    """A stored room the server cannot read just now: its page answers 503,
+    its websocket gets ``unavailable`` and close code 1011; once the storage
+    reads again the room opens as it was."""
+    settings = Settings(database=str(tmp_path / "rooms.db"))
+    with make_client(settings) as client:
+        room_id = client.post("/api/rooms", json={"game": "get-stuck"}).json()["room"]
+    with make_client(settings) as client:  # a restart: the room is not loaded yet
+        storage = client.app.state.lobby.storage  # type: ignore[attr-defined]
+
+        def rename(old: str, new: str) -> Callable[[sqlite3.Connection], None]:
+            return lambda db: db.execute(f"ALTER TABLE {old} RENAME TO {new}") and None
+
+        client.portal.call(storage._call, rename("actions", "actions_away"))  # type: ignore[union-attr]
+        r = client.get(f"/r/{room_id}")
+        assert r.status_code == 503 and "storage" in r.json()["detail"]
+        with client.websocket_connect(f"/ws/{room_id}") as ws:
+            frame = ws.receive_json()
+            assert frame["type"] == "error" and frame["code"] == "unavailable", frame
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 1011
+        client.portal.call(storage._call, rename("actions_away", "actions"))  # type: ignore[union-attr]
+        assert client.get(f"/r/{room_id}").status_code == 200
+        with client.websocket_connect(f"/ws/{room_id}") as ws:
+            state = Peer(ws).state()
+            assert state["room"] == room_id and state["version"] == 0
+
+
+class Gate(Recorder):
+    """``choose_move`` that waits until ``open`` is set, and records its calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open = threading.Event()
+
+    def __call__(self, game_id: str, state: Any, seat: str, level: str, seconds: float, seed: int) -> str:
+        self.open.wait(30)
+        return super().__call__(game_id, state, seat, level, seconds, seed)
+
+
+def test_a_computer_player_whose_move_cannot_be_saved_waits_then_plays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the storage fails, a computer player does not search again and
+    again: it waits (``app.bots.UNAVAILABLE_WAIT``) before it tries again,
+    and plays once the storage works."""
+    monkeypatch.setattr(bots, "UNAVAILABLE_WAIT", 0.25)
+    seed = next(s for s in range(100)
+                if get_game("get-stuck").to_move(Match.new("get-stuck", {"deals": 2}, s).state) == ("black",))
+    gate = Gate()
+    with make_bot_client(choose=gate) as client:
+        lobby = lobby_of(client)
+        storage = lobby.storage
+        assert isinstance(storage, MemoryStorage)
+        room = new_bot_room(client, "get-stuck", {"level": "easy", "seats": "others"}, seed=seed)["room"]
+        with watch(client, room) as ann:
+            ann.send(type="join", seat="red", name="Ann")
+            assert until(ann, lambda s: s["you"] == "red")["to_move"] == ["black"]
+            storage.fail = StorageError("disk full")  # the computer is thinking: its move will fail
+            gate.open.set()
+            time.sleep(1.0)
+            searches = len(gate.searches)
+            assert 1 <= searches <= 1 / 0.25 + 2, searches
+            assert lobby.bots.refused >= 1 and lobby.bots.played == 0
+            assert ann.probe()["version"] == 1
+            storage.fail = None
+            state = until(ann, lambda s: s["version"] == 2)
+            assert state["view"]["log"][0]["seat"] == "black"
 
 
 # ---- a server that cannot open its database ----------------------------------------------
