@@ -72,6 +72,10 @@ ORPHAN_CHECK = 0.5
 CLOSE_WAIT = 5.0
 """Seconds the server waits at shutdown for searches under way."""
 
+UNAVAILABLE_WAIT = 2.0
+"""Seconds a computer player waits before it tries again when its move could
+not be saved (``unavailable``)."""
+
 NOTICE_SLACK = 0.01
 """Seconds a handover notice waits beyond the handover time, so that the
 seat is surely due when the state is sent."""
@@ -323,7 +327,11 @@ class Bots:
             level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
             level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
                       room.id, move, seat, exc.code, exc.message)
-            return exc.code != "unavailable"
+            if exc.code == "unavailable":
+                # The storage fails: try again later, not in a tight loop of
+                # searches (this task holds the turn until then).
+                await asyncio.sleep(UNAVAILABLE_WAIT)
+                return False
         return True
 
     async def _continue(self, room: Room) -> None:

@@ -47,7 +47,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.protocol import FrameError, JoinedFrame, LogEntry, Phase, dump, error_text
-from app.storage.base import Entry, Pending, RoomMeta, Storage, StorageConflict, StorageError, StoredRoom
+from app.storage.base import (
+    Entry,
+    Pending,
+    RoomMeta,
+    Storage,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+    resolve,
+)
 from app.storage.memory import MemoryStorage
 from app.table import Action, BadRecord, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
@@ -185,7 +194,8 @@ class Room:
         self.remote_seats: set[str] = set()
         self.remote_watchers = 0
         self._pending: tuple[Pending, Table, Callable[[], None], bool] | None = None
-        self._inflight: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+        self._watching = False
         self._texts_sent = (-1, 0)
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
 
@@ -336,8 +346,11 @@ class Room:
         to ``conn`` with a fresh state and gives False; without ``conn`` it is
         raised."""
         async with self.lock:
-            if self._inflight is not None:
-                await asyncio.shield(self._inflight)
+            if self._pending is not None:
+                # The commit of an action whose caller was cancelled: let it
+                # finish first. Its refusal, if any, was that action's.
+                with contextlib.suppress(Exception):
+                    await self.commit()
             conflict: Conflict | None = None
             for attempt in range(CONFLICT_RETRIES + 1):
                 try:
@@ -371,9 +384,9 @@ class Room:
         server process's commit of ``version`` calls (:mod:`app.bus`).
         Returns how many versions were applied; raises ``StorageError``."""
         async with self.lock:
-            if self._inflight is not None:
+            if self._pending is not None:
                 with contextlib.suppress(Exception):
-                    await asyncio.shield(self._inflight)
+                    await self.commit()
             if self.closed or (version is not None and version <= self.version):
                 return 0
             return await self.catch_up(suspect=version is not None)
@@ -453,30 +466,39 @@ class Room:
     async def commit(self) -> None:
         """Finish the change staged by the last action, if any: wait until it
         is durable, then apply it and tell everyone. Raises ``unavailable``
-        (nothing applied) if the write failed. If the caller is cancelled
-        meanwhile the commit still finishes (the next :meth:`act` waits for
-        it), so the room never falls behind what is stored."""
+        (nothing applied) if the write failed. The change is applied by a
+        callback of the write itself, so if the caller is cancelled meanwhile
+        it is applied all the same (and the next :meth:`act` waits for it):
+        the room never falls behind what is stored."""
         if self._pending is None:
             return
-        inflight = self._inflight = asyncio.ensure_future(self._finish())
-        inflight.add_done_callback(_retrieve)
-        try:
-            await asyncio.shield(inflight)
-        finally:
-            if inflight.done() and self._inflight is inflight:
-                self._inflight = None
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(done)
+        if not self._watching:
+            self._watching = True
+            asyncio.wrap_future(self._pending[0]).add_done_callback(self._written)
+        await done
 
-    async def _finish(self) -> None:
-        assert self._pending is not None
-        with contextlib.suppress(Exception):
-            await asyncio.wrap_future(self._pending[0])
-        self._settle()
+    def _written(self, write: asyncio.Future[None]) -> None:
+        """The staged write is done (durable, or failed): apply it or not, then
+        tell every waiter of :meth:`commit`."""
+        if not write.cancelled():
+            write.exception()  # seen: _settle reads the outcome
+        waiters, self._waiters, self._watching = self._waiters, [], False
+        error: RoomError | None = None
+        try:
+            self._settle()
+        except RoomError as exc:
+            error = exc
+        for waiter in waiters:
+            resolve(waiter, None, error)
 
     def _settle(self) -> None:
         assert self._pending is not None
         pending, table, then, quiet = self._pending
         self._pending = None
-        error = pending.exception()
+        error = (asyncio.CancelledError("the write was cancelled") if pending.cancelled()
+                 else pending.exception())
         if error is not None:
             conflict = isinstance(error, StorageConflict)
             (log.info if conflict else log.error)("room %s: version %d was not saved: %s", self.id,
@@ -930,9 +952,3 @@ class Room:
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """Compact JSON text, UTF-8 characters kept (C-accelerated)."""
-
-
-def _retrieve(task: asyncio.Future[None]) -> None:
-    """Mark a commit task's refusal as seen (its caller may have gone)."""
-    if not task.cancelled():
-        task.exception()

@@ -190,6 +190,17 @@ class Storage(Protocol):
         ...
 
 
+def resolve(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    """Give ``future`` its ``result``, or ``error`` if not ``None``, unless it
+    is done already (its waiter has given up)."""
+    if future.done():
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
+
+
 def meta_json(meta: RoomMeta) -> dict[str, Any]:
     """``meta`` as a JSON object (for backends that store JSON)."""
     return {f: getattr(meta, f) for f in RoomMeta.__slots__}

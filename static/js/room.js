@@ -35,6 +35,7 @@ let prev = null;        // the one before
 let ws = null;
 let attempt = 0;
 let reconnectTimer = null;
+let outage = null;      // why the socket closed: "restart" (1012), "storage" (1011) or null
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
 let pendingSend = [];
 let levelBox = null;    // the computer level choice under the seats, built once
@@ -77,6 +78,7 @@ function connect() {
   ws = sock;
   sock.onopen = () => {
     attempt = 0;
+    outage = null;      // the state that follows redraws the banner
     setConn("open", "Connected");
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
@@ -98,6 +100,11 @@ function connect() {
     if (ws !== sock) return;
     ws = null;
     if (ev.code === 4404) { roomGone(); return; }
+    // A server restart (1012) or a storage outage (1011) keeps the room and
+    // the seat: say so until the socket is open again. Failed attempts in
+    // between (1006) keep the reason.
+    if (ev.code === 1012) outage = "restart";
+    else if (ev.code === 1011) outage = "storage";
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
@@ -114,11 +121,23 @@ function fillSentences(frame) {
   sentences.length = frame.view.log.length;
 }
 
+// Exponential backoff (0.5 s, 1 s, 2 s … 10 s) with ±50 % jitter, so that the
+// clients of a restarted server do not all come back at the same instant.
 function scheduleReconnect() {
   attempt += 1;
-  const delay = Math.min(10000, 500 * 2 ** Math.min(attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+  const delay = Math.min(10000, 500 * 2 ** Math.min(attempt - 1, 5)) * (0.5 + Math.random());
   const secs = Math.max(1, Math.round(delay / 1000));
-  setConn("closed", `Offline, retrying in ${secs}s`);
+  if (outage === "restart") {
+    setConn("closed", "Server restarting, reconnecting…");
+    showOutage("Server restarting, reconnecting…", `${state && state.you ? "Your seat is kept: the" : "The"}`
+      + " game goes on by itself once the server is back.");
+  } else if (outage === "storage") {
+    setConn("closed", `Server cannot save games, retrying in ${secs}s`);
+    showOutage("The server cannot save games just now.",
+      `Nothing that was shown to you is lost. Retrying in ${secs}s…`);
+  } else {
+    setConn("closed", `Offline, retrying in ${secs}s`);
+  }
   clearTimeout(reconnectTimer);
   reconnectTimer = setTimeout(connect, delay);
 }
@@ -140,7 +159,18 @@ export function play(move) {
   send({ type: "move", move, version: state.version });
 }
 
-/** The room is gone (server restarted, or freed): nothing may be clicked any more. */
+/** The connection is down for ``text`` (a restart, a storage outage): offer
+ * no move, and say it in the banner until the next state redraws both. */
+function showOutage(text, sub) {
+  if (state && state.legal_moves.length) {
+    state = { ...state, legal_moves: [] };
+    render();
+  }
+  els.banner.className = "banner outage";
+  els.banner.replaceChildren(el("span", { id: "banner-text" }, text), el("span", { class: "sub" }, sub));
+}
+
+/** The room is gone (freed after a long idle time): nothing may be clicked any more. */
 function roomGone() {
   setConn("closed", "This room no longer exists");
   if (state) {
@@ -148,7 +178,7 @@ function roomGone() {
     render();
   }
   els.banner.className = "banner over";
-  els.banner.replaceChildren(el("span", {}, "This room no longer exists (the server may have restarted). "),
+  els.banner.replaceChildren(el("span", {}, "This room no longer exists (it may have been closed after a long idle time). "),
     el("a", { href: "/" }, "Start a new game"));
 }
 
@@ -197,6 +227,10 @@ const ERROR_HANDLERS = {
   },
   bad_token() { localStorage.removeItem(TOKEN_KEY); },
   no_such_room() { roomGone(); },
+  unavailable() {
+    // The server could not save the action: nothing changed, a fresh state follows.
+    toast("The server could not save that just now, so nothing changed. Try again in a moment.", "error");
+  },
   not_your_turn(f) { if (!justMoved()) showError(f); },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
