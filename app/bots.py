@@ -45,7 +45,8 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Coroutine
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -151,18 +152,34 @@ class Bots:
     """The computer players of every room in ``store``, thinking with
     ``thinker`` (by default a :class:`Thinker` set up from ``settings``).
 
+    Time is kept by ``clock`` (monotonic seconds, ``time.monotonic`` by
+    default) for the natural pause, the pause between deals and handover
+    notices, and waited for with ``sleep`` (by default the clock's own
+    ``sleep`` method if it has one, else ``asyncio.sleep``): a test gives a
+    clock that moves only when told.
+
     ``played`` counts the computer moves accepted; ``refused`` those the room
     refused (a defect if it is ever not 0 outside of races with the room
-    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task.
+    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task;
+    ``quiet`` maps a room to its version when the computer players last
+    looked at it (:meth:`poke`, or one of their tasks ending) and left it
+    with none of them thinking or about to act (a handover notice waiting
+    does not count): they had decided to do nothing at that version.
     """
 
     def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None,
-                 on_free: Callable[[str], None] | None = None) -> None:
+                 on_free: Callable[[str], None] | None = None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.on_free = on_free
         self.thinker = thinker or Thinker(settings.bot_pool, settings.bot_workers)
+        self.clock = clock
+        self.sleep: Callable[[float], Awaitable[None]] = (
+            sleep if sleep is not None else getattr(clock, "sleep", asyncio.sleep))
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.quiet: weakref.WeakKeyDictionary[Room, int] = weakref.WeakKeyDictionary()
         self.played = 0
         self.refused = 0
         self.closing = False
@@ -173,12 +190,17 @@ class Bots:
         """Start whatever ``room``'s computer players should do now (see the
         module's docstring). Call it after every change to the room; it never
         waits, and does nothing outside a running event loop."""
-        if room.closed or self.closing:
+        if self.closing:
             return
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return
+        if not room.closed:
+            self._schedule(room)
+        self._note_quiet(room)
+
+    def _schedule(self, room: Room) -> None:
         phase = room.phase
         if phase == "playing":
             if room.watched or room.computer_only:
@@ -195,6 +217,16 @@ class Bots:
     def _idle(self, room: Room, purpose: str) -> bool:
         return (room.id, purpose) not in self.tasks
 
+    def _note_quiet(self, room: Room) -> None:
+        """Record in :attr:`quiet` that no computer player of ``room`` is
+        thinking or about to act, if so."""
+        busy = (room.id, "continue") in self.tasks or any(
+            (room.id, f"turn {seat}") in self.tasks for seat in room.seats)
+        if busy:
+            self.quiet.pop(room, None)
+        else:
+            self.quiet[room] = room.version
+
     def _start(self, room: Room, purpose: str, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work, name=f"room {room.id}: {purpose}")
         self.tasks[(room.id, purpose)] = task
@@ -204,10 +236,12 @@ class Bots:
         if self.tasks.get((room.id, purpose)) is task:
             del self.tasks[(room.id, purpose)]
         if task.cancelled():
+            self._note_quiet(room)
             return
         error = task.exception()
         if error is not None:
             log.error("room %s: the computer players' %s failed", room.id, purpose, exc_info=error)
+            self._note_quiet(room)
             return
         self.poke(room)
 
@@ -237,8 +271,7 @@ class Bots:
     # ---- the work -------------------------------------------------------------------------
     async def _turn(self, room: Room, seat: str) -> None:
         """Choose and play one move for ``seat`` on the current version."""
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        start = self.clock()
         version, state = room.version, room.match.state
         holder = room.table.holder(seat)
         level = holder.level if holder is not None else None
@@ -252,9 +285,9 @@ class Bots:
             log.exception("room %s: the computer player at %s could not choose a move;"
                           " it plays a random legal move", room.id, seat)
             move = self._rng.choice(room.game.legal_moves(state, seat))
-        wait = pause - (loop.time() - start)
+        wait = pause - (self.clock() - start)
         if wait > 0:
-            await asyncio.sleep(wait)
+            await self.sleep(wait)
         def play() -> None:
             if room.closed:
                 raise RoomError("not_seated", "the room has been closed")
@@ -272,7 +305,7 @@ class Bots:
         """Start the next deal or match of a watched room of computer players,
         after a pause for the spectators to read the result."""
         version = room.version
-        await asyncio.sleep(self.settings.bot_between_deals)
+        await self.sleep(self.settings.bot_between_deals)
         if room.closed or not room.computer_only or not room.watched:
             return
 
@@ -287,7 +320,7 @@ class Bots:
     def _watch_absences(self, room: Room) -> None:
         """Schedule a notice for each person away mid-deal whose seat is not
         yet due for handing over."""
-        now = time.monotonic()
+        now = self.clock()
         for seat, holder in room.holders.items():
             since = holder.away_since
             if holder.kind != "human" or holder.computer_plays or holder.connection is not None:
@@ -301,10 +334,10 @@ class Bots:
     async def _notice(self, room: Room, seat: str, since: float, delay: float) -> None:
         """After ``delay`` seconds, tell everyone that ``seat`` (away since
         ``since``) may be handed to a computer player."""
-        await asyncio.sleep(delay)
+        await self.sleep(delay)
         async with room.lock:
             holder = room.holders.get(seat)
             if room.closed or holder is None or holder.away_since != since:
                 return
-            if room.may_hand_over(seat):
+            if room.may_hand_over(seat, self.clock()):
                 room.broadcast()

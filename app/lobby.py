@@ -15,7 +15,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.bots import Bots, Thinker
@@ -88,14 +88,19 @@ class Lobby:
     """The server's rooms: ``storage`` (durable; by default the one the
     settings name), ``store`` (the rooms loaded in this process), the games
     on offer (``settings.games``) and the computer players (``bots``,
-    thinking with ``thinker`` if given)."""
+    thinking with ``thinker`` if given). ``clock`` (monotonic seconds,
+    ``time.monotonic`` by default; see :class:`app.bots.Bots` for its
+    ``sleep``) keeps the rooms' and the computer players' time: idle and
+    away times, handing over, pauses."""
 
     def __init__(self, settings: Settings, storage: Storage | None = None,
-                 thinker: Thinker | None = None) -> None:
+                 thinker: Thinker | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self.storage: Storage = storage if storage is not None else make_storage(settings)
         self.store: RoomStore = MemoryRoomStore()
-        self.bots = Bots(settings, self.store, thinker, self._close_stored)
+        self.clock = clock
+        self.bots = Bots(settings, self.store, thinker, self._close_stored, clock=clock)
         self.limiter = CreationLimiter(settings.room_create_burst, settings.room_create_per_hour)
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.wall = time.time
@@ -182,7 +187,7 @@ class Lobby:
             if await self.storage.count_open() >= self.settings.max_rooms and not await self._evict():
                 raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
                                 " try again later")
-            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots)
+            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, now=self.clock())
             await room.commit()
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
@@ -194,6 +199,7 @@ class Lobby:
 
     def _add(self, room: Room) -> None:
         room.handover_seconds = self.settings.handover_seconds
+        room.clock = self.clock
         room.on_commit = self.bots.poke
         self.store.add(room)
 
@@ -237,7 +243,7 @@ class Lobby:
         if stored is None or stored.meta.closed:
             return None
         try:
-            room = Room.rebuild(stored, self.storage)
+            room = Room.rebuild(stored, self.storage, now=self.clock())
         except BadRecord as exc:
             log.error("room %s cannot be rebuilt from its record: %s", room_id, exc)
             return None
@@ -262,10 +268,10 @@ class Lobby:
 
     async def sweep(self, now: float | None = None, wall: float | None = None) -> list[str]:
         """Free every loaded room that has had no connection for
-        ``room_idle_hours`` (``now``: ``time.monotonic()`` by default), and in
+        ``room_idle_hours`` (``now``: the lobby's clock by default), and in
         storage every room unused that long (``wall``: ``time.time()``),
         keeping finished matches ``keep_days``. Returns the ids freed."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         wall = time.time() if wall is None else wall
         limit = self.settings.room_idle_seconds
         freed = []

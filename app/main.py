@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,14 +95,16 @@ class Cardboard(FastAPI):
 
 
 def create_app(settings: Settings | None = None, storage: Storage | None = None,
-               thinker: Thinker | None = None) -> FastAPI:
+               thinker: Thinker | None = None, *,
+               clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
     rooms in ``storage`` (by default the one ``settings.database`` names),
     its computer players thinking with ``thinker`` (by default as
-    ``settings`` say). The storage is opened when the app starts; if it
-    cannot be, the server does not start and says why."""
+    ``settings`` say), rooms and computer players keeping time by ``clock``
+    (:class:`app.lobby.Lobby`). The storage is opened when the app starts;
+    if it cannot be, the server does not start and says why."""
     settings = settings if settings is not None else get_settings()
-    lobby = Lobby(settings, storage, thinker)
+    lobby = Lobby(settings, storage, thinker, clock=clock)
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
     @contextlib.asynccontextmanager

@@ -123,8 +123,10 @@ class Room:
     ``closed`` (set once the room is freed); ``visited`` (anyone ever
     connected); ``handover_seconds`` (how long a human must have been away,
     mid-deal, before their seat may be handed to a computer player;
-    ``Settings.handover_seconds``); ``on_commit`` (called with the room after
-    every committed change: the computer players' poke).
+    ``Settings.handover_seconds``); ``clock`` (monotonic seconds, for
+    ``idle_since``, ``away_since`` and handing over: ``time.monotonic``
+    unless the lobby gives its own); ``on_commit`` (called with the room
+    after every committed change: the computer players' poke).
     """
 
     def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
@@ -137,7 +139,8 @@ class Room:
         self.seat_conn: dict[str, Connection] = {}
         self.away_since: dict[str, float] = {}
         self.lock = asyncio.Lock()
-        self.idle_since: float | None = time.monotonic() if now is None else now
+        self.clock: Callable[[], float] = time.monotonic
+        self.idle_since: float | None = self.clock() if now is None else now
         self.closed = False
         self.visited = False
         self.handover_seconds = 120.0
@@ -276,7 +279,7 @@ class Room:
         since = self.away_since.get(seat)
         if seat in self.seat_conn or since is None or self.phase != "playing":
             return False
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         return now - since > self.handover_seconds
 
     # ---- the commit point ---------------------------------------------------------------
@@ -490,10 +493,10 @@ class Room:
         seat, conn.seat = conn.seat, None
         if seat is not None and self.seat_conn.get(seat) is conn:
             del self.seat_conn[seat]
-            self.away_since[seat] = time.monotonic() if now is None else now
+            self.away_since[seat] = self.clock() if now is None else now
             self.broadcast()
         if not self.connections:
-            self.idle_since = time.monotonic() if now is None else now
+            self.idle_since = self.clock() if now is None else now
 
     def _sit(self, conn: Connection, seat: str) -> None:
         """``conn`` is connected to ``seat`` (live only)."""
@@ -620,7 +623,7 @@ class Room:
         if self.phase != "playing":
             return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
                     " computer player only in the middle of a deal")
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         since = self.away_since.get(seat)
         away = 0.0 if since is None else now - since
         return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"
