@@ -31,7 +31,11 @@ asyncio tasks (at most one per room and purpose):
 
 Computer players think only while someone is connected to the room, or when
 they hold every seat (such a room finishes the deal in play, then is
-freed), so a room whose people have all left burns no CPU.
+freed), so a room whose people have all left burns no CPU. At most
+``bot_workers`` searches run at once, and those for rooms where a person
+plays go first (:class:`Thinker`), so rooms of computers only, however
+many, never keep a person's opponent waiting beyond the searches already
+under way.
 """
 
 from __future__ import annotations
@@ -46,9 +50,11 @@ import random
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -100,15 +106,27 @@ class Thinker:
     in a pool of ``workers`` processes or threads (``pool`` is ``"process"``
     or ``"thread"``; ``workers`` 0 means one per CPU). The pool starts on
     first use; worker processes are spawned afresh (never forked from the
-    server) and run at a lower priority. ``searches`` counts the calls made
-    so far."""
+    server) and run at a lower priority.
+
+    At most ``workers`` searches run at once; the others wait their turn in
+    a fair queue (:meth:`choose`): searches for rooms where a person plays
+    before those for rooms of computer players only, and at most one search
+    of each room in the queue, so that no room (nor a crowd of rooms of
+    computers) keeps a person's computer opponent waiting for more than the
+    searches already running. ``searches`` counts the searches started so
+    far, ``running`` those under way, ``queued`` those waiting."""
 
     def __init__(self, pool: str = "process", workers: int = 0, choose: Choose | None = None) -> None:
         self.pool = pool
         self.workers = workers or os.cpu_count() or 1
         self.choose_fn = choose
         self.searches = 0
+        self.running = 0
+        self.queued = 0
         self._executor: Executor | None = None
+        self._queues: tuple[deque[_Waiting], deque[_Waiting]] = (deque(), deque())
+        self._in_queue: dict[str, _Waiting] = {}
+        self._behind: dict[str, deque[_Waiting]] = {}
 
     def _get(self) -> Executor:
         if self._executor is None:
@@ -121,31 +139,119 @@ class Thinker:
         return self._executor
 
     async def choose(self, game_id: str, state: Any, seat: str, level: str, seconds: float,
-                     seed: int) -> str:
-        """The move ``choose`` picks, computed in the pool. Raises whatever it
-        raises; ``BrokenProcessPool`` if a worker died (the next call starts a
-        fresh pool)."""
-        self.searches += 1
-        if self.choose_fn is None:
-            self.choose_fn = engine_choose()
-        executor = self._get()
-        loop = asyncio.get_running_loop()
+                     seed: int, *, room: str | None = None, person: bool = True) -> str:
+        """The move ``choose`` picks, computed in the pool once a worker is
+        free for it: at once if one is, else in queue order (``person``: a
+        person plays in ``room``, so the search goes before those of rooms
+        of computers only; a second search of the same ``room`` queues
+        behind the first and takes its own place in the queue when the
+        first starts). Raises whatever ``choose`` raises;
+        ``BrokenProcessPool`` if a worker died (the next call starts a fresh
+        pool)."""
+        await self._admit(room, person)
         try:
-            return await loop.run_in_executor(executor, self.choose_fn, game_id, state, seat, level,
-                                              seconds, seed)
-        except BrokenProcessPool:
-            if self._executor is executor:
-                self._executor = None
+            self.searches += 1
+            if self.choose_fn is None:
+                self.choose_fn = engine_choose()
+            executor = self._get()
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(executor, self.choose_fn, game_id, state, seat, level,
+                                                  seconds, seed)
+            except BrokenProcessPool:
+                if self._executor is executor:
+                    self._executor = None
+                raise
+        finally:
+            self.running -= 1
+            self._next()
+
+    async def _admit(self, room: str | None, person: bool) -> None:
+        """Return once this search may run (``running`` counts it)."""
+        waiting = _Waiting(asyncio.get_running_loop().create_future(), room, person)
+        self.queued += 1
+        if room is not None and room in self._in_queue:
+            self._behind.setdefault(room, deque()).append(waiting)
+        else:
+            self._enqueue(waiting)
+        self._next()
+        try:
+            await waiting.admitted
+        except asyncio.CancelledError:
+            if waiting.admitted.done() and not waiting.admitted.cancelled():
+                self.running -= 1  # admitted as it was cancelled: pass the worker on
+                self._next()
+            else:
+                self._drop(waiting)
             raise
+
+    def _enqueue(self, waiting: _Waiting) -> None:
+        self._queues[0 if waiting.person else 1].append(waiting)
+        if waiting.room is not None:
+            self._in_queue[waiting.room] = waiting
+
+    def _drop(self, waiting: _Waiting) -> None:
+        """A search given up while it waited leaves the queue (its room's
+        next search, if any, takes a place at the back)."""
+        room = waiting.room
+        behind = self._behind.get(room) if room is not None else None
+        if behind is not None and waiting in behind:
+            self.queued -= 1
+            behind.remove(waiting)
+            if not behind:
+                del self._behind[room]  # type: ignore[arg-type]
+            return
+        queue = self._queues[0 if waiting.person else 1]
+        if waiting in queue:
+            self.queued -= 1
+            queue.remove(waiting)
+            self._promote(room)
+
+    def _promote(self, room: str | None) -> None:
+        """``room``'s first search leaves the queue: its next one joins it."""
+        if room is None:
+            return
+        self._in_queue.pop(room, None)
+        behind = self._behind.get(room)
+        if behind:
+            self._enqueue(behind.popleft())
+            if not behind:
+                del self._behind[room]
+
+    def _next(self) -> None:
+        """Start waiting searches while workers are free: people first."""
+        while self.running < self.workers:
+            queue = self._queues[0] or self._queues[1]
+            if not queue:
+                return
+            waiting = queue.popleft()
+            self.queued -= 1
+            self._promote(waiting.room)
+            if waiting.admitted.done():
+                continue  # given up (cancelled) before it could start
+            self.running += 1
+            waiting.admitted.set_result(None)
 
     async def close(self, timeout: float = CLOSE_WAIT) -> None:
         """Stop the pool: queued searches are dropped, running ones end on
         their own budget; waits for that (``timeout`` seconds at most)."""
+        for queue in (*self._queues, *self._behind.values()):
+            for waiting in queue:
+                waiting.admitted.cancel()
         executor, self._executor = self._executor, None
         if executor is not None:
             stop = asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop, timeout)
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """A search waiting for a worker: ``admitted`` is set when it may run."""
+
+    admitted: asyncio.Future[None]
+    room: str | None
+    person: bool
 
 
 class Bots:
@@ -280,7 +386,8 @@ class Bots:
         pause = self._rng.uniform(self.settings.bot_pause, 2 * self.settings.bot_pause)
         try:
             move = await self.thinker.choose(room.game_id, state, seat, level, self.settings.bot_seconds,
-                                             self._rng.getrandbits(63))
+                                             self._rng.getrandbits(63), room=room.id,
+                                             person=not room.computer_only)
         except Exception:
             log.exception("room %s: the computer player at %s could not choose a move;"
                           " it plays a random legal move", room.id, seat)
