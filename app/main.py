@@ -28,7 +28,7 @@ from starlette.types import Receive, Scope, Send
 
 from app.bots import Thinker
 from app.limits import excerpt
-from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
+from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.logs import install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, check_level
 from app.security import guard_sockets, openapi_url, protect
@@ -181,6 +181,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         except TooManyRooms as exc:
             return JSONResponse({"detail": str(exc)}, status_code=429,
                                 headers={"Retry-After": str(max(1, round(exc.retry_after)))})
+        except ComputersBusy as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=429 if exc.per_address else 503,
+                                headers={"Retry-After": str(round(exc.retry_after))})
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
         except Unavailable:

@@ -581,13 +581,20 @@ class Conn:
 def test_settings_of_computer_players(monkeypatch: pytest.MonkeyPatch) -> None:
     s = Settings()
     assert (s.bot_pause, s.bot_pool, s.bot_workers, s.handover_seconds) == (0.6, "process", 0, 120.0)
+    assert (s.bot_rooms_per_address, s.bot_rooms) == (10, 100)
     for name, value in (("BOT_PAUSE", "0"), ("BOT_POOL", "thread"), ("BOT_WORKERS", "3"),
-                        ("HANDOVER_SECONDS", "30"), ("BOT_BETWEEN_DEALS", "1.5")):
+                        ("HANDOVER_SECONDS", "30"), ("BOT_BETWEEN_DEALS", "1.5"),
+                        ("BOT_ROOMS_PER_ADDRESS", "2"), ("BOT_ROOMS", "40")):
         monkeypatch.setenv(f"CARDBOARD_{name}", value)
     s = Settings()
     assert (s.bot_pause, s.bot_pool, s.bot_workers, s.handover_seconds, s.bot_between_deals) == (
         0.0, "thread", 3, 30.0, 1.5)
+    assert (s.bot_rooms_per_address, s.bot_rooms) == (2, 40)
     monkeypatch.setenv("CARDBOARD_BOT_POOL", "gpu")
+    with pytest.raises(ValidationError):
+        Settings()
+    monkeypatch.setenv("CARDBOARD_BOT_POOL", "thread")
+    monkeypatch.setenv("CARDBOARD_BOT_ROOMS", "0")
     with pytest.raises(ValidationError):
         Settings()
 

@@ -1,6 +1,7 @@
 """Fair use of computer players: the searches' queue (at most ``bot_workers``
 at once, rooms where a person plays first, one search of a room in the
-queue at a time).
+queue at a time) and the caps on rooms with computer players per client
+address and for the whole server (``docs/protocol.md``, "Fair use").
 
 No test measures time: searches wait at a turnstile that lets them start
 one at a time, and the order in which they start is what is checked
@@ -11,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from bottest import (
     FAST,
     WAIT,
@@ -25,8 +27,12 @@ from bottest import (
     until,
     watch,
 )
+from fastapi.testclient import TestClient
+from roomtest import play_one, table
 
 from app.bots import Thinker
+from app.lobby import ComputersBusy
+from app.rooms import Room
 from engine.registry import get_game
 
 
@@ -184,3 +190,89 @@ def test_a_persons_computer_thinks_next_while_rooms_of_computers_fill_the_pool()
                 gate.open()
                 until(ann, lambda s: any(e["seat"] == "black" for e in s["view"]["log"]))
     assert lobby.bots.refused == 0
+
+
+# ---- caps on rooms with computer players ---------------------------------------------
+
+@pytest.fixture
+def capped() -> Iterator[TestClient]:
+    """An app where one address may have 2 rooms with computer players in
+    use, and the server 3."""
+    with make_bot_client(FAST.model_copy(update={"bot_rooms_per_address": 2, "bot_rooms": 3})) as c:
+        yield c
+
+
+def make_from(client: TestClient, address: str, seats: str = "others") -> Room:
+    """A room with computer players created by ``address`` (straight through
+    the lobby, in the app's event loop: a test client has one address)."""
+    lobby = lobby_of(client)
+    assert client.portal is not None
+    room: Room = client.portal.call(lobby.create_room, "get-stuck", {}, seats, "easy", address)
+    return room
+
+
+def refused_from(client: TestClient, address: str) -> ComputersBusy:
+    lobby = lobby_of(client)
+    assert client.portal is not None
+    with pytest.raises(ComputersBusy) as caught:
+        client.portal.call(lobby.create_room, "get-stuck", {}, "others", "easy", address)
+    return caught.value
+
+
+def test_one_address_may_have_so_many_rooms_with_computers(capped: TestClient) -> None:
+    first = new_bot_room(capped, "get-stuck", {"level": "easy", "seats": "others"})
+    new_bot_room(capped, "get-stuck-4", {"seats": ["E", "S", "W"]})  # in use until opened
+    r = capped.post("/api/rooms", json={"game": "suitors", "bots": {"seats": "all"}})
+    assert r.status_code == 429 and r.headers["Retry-After"] == "60", r.text
+    assert "2 rooms with computer players" in r.json()["detail"]
+    assert len(lobby_of(capped).store) == 2
+    # Rooms of people only are not capped, and they still play.
+    assert capped.post("/api/rooms", json={"game": "get-stuck"}).status_code == 201
+    with table(capped, "get-stuck", seed=5) as (_, peers, _watchers):
+        assert play_one(peers)["version"] == 3
+    # Another address may still have its own.
+    other = make_from(capped, "198.51.100.7")
+    assert other.computer_plays("black")
+    # Once the person has played against the computer and left, that room no
+    # longer counts: its computer players think no more.
+    with watch(capped, first["room"]) as ann:
+        ann.send(type="join", seat=first["seat"], name="Ann")
+        assert ann.joined()["seat"] == first["seat"]
+        playing_until(ann, lambda s: any(e["seat"] == "black" for e in s["view"]["log"]))
+        assert capped.post("/api/rooms", json={"game": "get-stuck", "bots": {}}).status_code == 429
+    live = lobby_of(capped).store.get(first["room"])
+    assert live is not None
+    eventually(lambda: not live.connections, "the server saw Ann leave")
+    assert lobby_of(capped).computer_rooms().get("testclient") == 1
+    assert capped.post("/api/rooms", json={"game": "get-stuck", "bots": {}}).status_code == 201
+
+
+def test_the_server_may_have_so_many_rooms_with_computers(capped: TestClient) -> None:
+    made = [make_from(capped, address) for address in ("192.0.2.1", "192.0.2.2")]
+    new_bot_room(capped, "get-stuck", {"seats": "others"})
+    r = capped.post("/api/rooms", json={"game": "get-stuck", "bots": {"seats": ["black"]}})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "60", r.text
+    assert "3 rooms with computer players" in r.json()["detail"]
+    assert not refused_from(capped, "192.0.2.9").per_address
+    # A person's game still starts and plays meanwhile.
+    with table(capped, "get-stuck", seed=2) as (_, peers, _watchers):
+        assert play_one(peers)["version"] == 3
+    # A room opened and left by everyone makes way.
+    with watch(capped, made[0].id):
+        pass
+    eventually(lambda: not made[0].connections, "the server saw the page close")
+    assert sum(lobby_of(capped).computer_rooms().values()) == 2
+    assert make_from(capped, "192.0.2.3").computer_plays("black")
+
+
+def test_requests_at_once_cannot_pass_the_cap_together(capped: TestClient) -> None:
+    lobby = lobby_of(capped)
+
+    async def at_once() -> list[Any]:
+        return await asyncio.gather(*(lobby.create_room("get-stuck", {}, "others", "easy", "203.0.113.4")
+                                      for _ in range(5)), return_exceptions=True)
+
+    assert capped.portal is not None
+    results = capped.portal.call(at_once)
+    assert sum(isinstance(r, Room) for r in results) == 2
+    assert all(isinstance(r, ComputersBusy) and r.per_address for r in results if not isinstance(r, Room))
