@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +29,7 @@ from starlette.types import Receive, Scope, Send
 from app.bots import Thinker
 from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
-from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
+from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.logs import install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
 from app.security import guard_sockets, openapi_url, protect
@@ -119,14 +120,16 @@ class Cardboard(FastAPI):
 
 
 def create_app(settings: Settings | None = None, storage: Storage | None = None,
-               thinker: Thinker | None = None) -> FastAPI:
+               thinker: Thinker | None = None, *,
+               clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
     rooms in ``storage`` (by default the one ``settings.database`` names),
     its computer players thinking with ``thinker`` (by default as
-    ``settings`` say). The storage is opened when the app starts; if it
-    cannot be, the server does not start and says why."""
+    ``settings`` say), rooms and computer players keeping time by ``clock``
+    (:class:`app.lobby.Lobby`). The storage is opened when the app starts;
+    if it cannot be, the server does not start and says why."""
     settings = settings if settings is not None else get_settings()
-    lobby = Lobby(settings, storage, thinker)
+    lobby = Lobby(settings, storage, thinker, clock=clock)
     history = History(lobby)
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
@@ -209,6 +212,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         except TooManyRooms as exc:
             return JSONResponse({"detail": str(exc)}, status_code=429,
                                 headers={"Retry-After": str(max(1, round(exc.retry_after)))})
+        except ComputersBusy as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=429 if exc.per_address else 503,
+                                headers={"Retry-After": str(round(exc.retry_after))})
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
         except Unavailable:

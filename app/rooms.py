@@ -168,11 +168,13 @@ class Room:
     ``closed`` (set once the room is freed); ``visited`` (anyone ever
     connected); ``handover_seconds`` (how long a human must have been away,
     mid-deal, before their seat may be handed to a computer player;
-    ``Settings.handover_seconds``); ``on_commit`` (called with the room after
-    every committed change: the computer players' poke); ``presence`` (told
-    of connections, for other server processes, or ``None``); and, from
-    those processes, ``remote_seats`` (seats whose holder is connected to
-    another process) and ``remote_watchers`` (connections open there).
+    ``Settings.handover_seconds``); ``clock`` (monotonic seconds, for
+    ``idle_since``, ``away_since`` and handing over: ``time.monotonic``
+    unless the lobby gives its own); ``on_commit`` (called with the room
+    after every committed change: the computer players' poke); ``presence``
+    (told of connections, for other server processes, or ``None``); and,
+    from those processes, ``remote_seats`` (seats whose holder is connected
+    to another process) and ``remote_watchers`` (connections open there).
     """
 
     def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
@@ -185,7 +187,8 @@ class Room:
         self.seat_conn: dict[str, Connection] = {}
         self.away_since: dict[str, float] = {}
         self.lock = asyncio.Lock()
-        self.idle_since: float | None = time.monotonic() if now is None else now
+        self.clock: Callable[[], float] = time.monotonic
+        self.idle_since: float | None = self.clock() if now is None else now
         self.closed = False
         self.visited = False
         self.handover_seconds = 120.0
@@ -335,7 +338,7 @@ class Room:
         since = self.away_since.get(seat)
         if self.connected(seat) or since is None or self.phase != "playing":
             return False
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         return now - since > self.handover_seconds
 
     # ---- the commit point ---------------------------------------------------------------
@@ -657,10 +660,10 @@ class Room:
             self.presence.detached(self, conn, seat if held else None)
         if seat is not None and held:
             del self.seat_conn[seat]
-            self.away_since[seat] = time.monotonic() if now is None else now
+            self.away_since[seat] = self.clock() if now is None else now
             self.broadcast()
         if not self.connections:
-            self.idle_since = time.monotonic() if now is None else now
+            self.idle_since = self.clock() if now is None else now
 
     def _sit(self, conn: Connection, seat: str) -> None:
         """``conn`` is connected to ``seat`` (live only)."""
@@ -791,7 +794,7 @@ class Room:
         if self.phase != "playing":
             return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
                     " computer player only in the middle of a deal")
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         since = self.away_since.get(seat)
         away = 0.0 if since is None else now - since
         return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"

@@ -39,7 +39,13 @@ class Settings(BaseSettings):
       watched, shows a deal's result before starting the next deal or match.
     * ``bot_pool``: where computer players think: ``"process"`` (a pool of
       worker processes, the default: a search holds the GIL) or ``"thread"``.
-    * ``bot_workers``: size of that pool; 0 means one per CPU.
+    * ``bot_workers``: size of that pool; 0 means one per CPU. At most this
+      many searches run at once; the others queue, those of rooms where a
+      person plays first (:class:`app.bots.Thinker`).
+    * ``bot_rooms_per_address``: rooms with computer players in use (played,
+      watched or not opened yet: ``app.lobby.Lobby.computer_rooms``) that
+      one client address may have created; creating one more answers 429.
+    * ``bot_rooms``: the same for the whole server; one more answers 503.
     * ``handover_seconds``: a human disconnected for longer than this in the
       middle of a deal may have their seat handed to a computer player.
     * ``room_idle_hours``: a room with no connection for this many hours is
@@ -81,6 +87,8 @@ class Settings(BaseSettings):
     bot_between_deals: float = Field(default=5.0, ge=0)
     bot_pool: Literal["process", "thread"] = "process"
     bot_workers: int = Field(default=0, ge=0)
+    bot_rooms_per_address: int = Field(default=10, ge=1)
+    bot_rooms: int = Field(default=100, ge=1)
     handover_seconds: float = Field(default=120.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default=1000, ge=1)
