@@ -70,6 +70,19 @@ class Recorder:
             return [s for s in self.searches if s.move not in s.legal]
 
 
+class Gate(Recorder):
+    """A :class:`Recorder` whose searches wait until ``open`` is set (30 s at
+    most): computer players that do not move before the test is ready."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open = threading.Event()
+
+    def __call__(self, game_id: str, state: Any, seat: str, level: str, seconds: float, seed: int) -> str:
+        self.open.wait(30)
+        return super().__call__(game_id, state, seat, level, seconds, seed)
+
+
 class FakeClock:
     """Monotonic seconds that move only when a test calls :meth:`advance`,
     for ``create_app(clock=...)``: calling it gives the time, and its

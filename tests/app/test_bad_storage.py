@@ -14,13 +14,21 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bottest import Recorder, lobby_of, make_bot_client, new_bot_room, until, watch
+from bottest import (
+    Gate,
+    clock_of,
+    eventually,
+    lobby_of,
+    make_bot_client,
+    new_bot_room,
+    until,
+    watch,
+)
 from fastapi.testclient import TestClient
 from roomtest import Peer, drain, make_client, mover, table
 from starlette.websockets import WebSocketDisconnect
@@ -270,29 +278,16 @@ def test_a_room_that_cannot_be_read_closes_its_socket_with_1011(tmp_path: Path) 
             assert state["room"] == room_id and state["version"] == 0
 
 
-class Gate(Recorder):
-    """``choose_move`` that waits until ``open`` is set, and records its calls."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.open = threading.Event()
-
-    def __call__(self, game_id: str, state: Any, seat: str, level: str, seconds: float, seed: int) -> str:
-        self.open.wait(30)
-        return super().__call__(game_id, state, seat, level, seconds, seed)
-
-
-def test_a_computer_player_whose_move_cannot_be_saved_waits_then_plays(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_computer_player_whose_move_cannot_be_saved_waits_then_plays() -> None:
     """While the storage fails, a computer player does not search again and
-    again: it waits (``app.bots.UNAVAILABLE_WAIT``) before it tries again,
-    and plays once the storage works."""
-    monkeypatch.setattr(bots, "UNAVAILABLE_WAIT", 0.25)
+    again: it waits (``app.bots.UNAVAILABLE_WAIT``, on the computer players'
+    clock) before it tries again, and plays once the storage works."""
     seed = next(s for s in range(100)
                 if get_game("get-stuck").to_move(Match.new("get-stuck", {"deals": 2}, s).state) == ("black",))
     gate = Gate()
     with make_bot_client(choose=gate) as client:
         lobby = lobby_of(client)
+        clock = clock_of(client)
         storage = lobby.storage
         assert isinstance(storage, MemoryStorage)
         room = new_bot_room(client, "get-stuck", {"level": "easy", "seats": "others"}, seed=seed)["room"]
@@ -301,12 +296,16 @@ def test_a_computer_player_whose_move_cannot_be_saved_waits_then_plays(
             assert until(ann, lambda s: s["you"] == "red")["to_move"] == ["black"]
             storage.fail = StorageError("disk full")  # the computer is thinking: its move will fail
             gate.open.set()
-            time.sleep(1.0)
-            searches = len(gate.searches)
-            assert 1 <= searches <= 1 / 0.25 + 2, searches
-            assert lobby.bots.refused >= 1 and lobby.bots.played == 0
+            eventually(lambda: lobby.bots.refused >= 1, "the computer's move is refused")
+            # It waits on its clock: no second search until the clock moves on.
+            eventually(lambda: clock.sleeping >= 1, "the computer player waits")
+            assert len(gate.searches) == 1 and lobby.bots.played == 0
             assert ann.probe()["version"] == 1
+            clock.advance(bots.UNAVAILABLE_WAIT)  # still failing: one more search, refused again
+            eventually(lambda: lobby.bots.refused >= 2, "the computer tries again, once")
+            assert len(gate.searches) == 2
             storage.fail = None
+            clock.advance(bots.UNAVAILABLE_WAIT)
             state = until(ann, lambda s: s["version"] == 2)
             assert state["view"]["log"][0]["seat"] == "black"
 
