@@ -163,7 +163,7 @@ export function play(move) {
  * no move, and say it in the banner until the next state redraws both. */
 function showOutage(text, sub) {
   if (state && state.legal_moves.length) {
-    state = { ...state, legal_moves: [] };
+    state = { ...state, legal_moves: [], moves: [] };
     render();
   }
   els.banner.className = "banner outage";
@@ -174,7 +174,7 @@ function showOutage(text, sub) {
 function roomGone() {
   setConn("closed", "This room no longer exists");
   if (state) {
-    state = { ...state, legal_moves: [], to_move: [] };
+    state = { ...state, legal_moves: [], moves: [], to_move: [] };
     render();
   }
   els.banner.className = "banner over";
