@@ -34,7 +34,7 @@ BLOCKED = 2
 TEMPERATURE = 1.2
 """How sharply a lead of one move in the race raises the estimate."""
 
-PATIENCE = 0.9
+PATIENCE = 0.95
 """How much of the race estimate is kept per move the nearer Romeo still
 needs (the rest goes to a draw)."""
 
