@@ -41,7 +41,16 @@ asyncio tasks (at most one per room and purpose):
 
 Computer players think only while someone is connected to the room, or when
 they hold every seat (such a room finishes the deal in play, then is
-freed), so a room whose people have all left burns no CPU.
+freed), so a room whose people have all left burns no CPU. At most
+``bot_workers`` searches run at once, and those for rooms where a person
+plays go first (:class:`Thinker`), so rooms of computers only, however
+many, never keep a person's opponent waiting beyond the searches already
+under way.
+
+When several server processes serve a room (:mod:`app.bus`), a turn and a
+"next deal" are each claimed first (:class:`Lease`, through ``leases``):
+only the process that holds the claim thinks and plays; the others look
+again every ``leases.retry_seconds``, to take over if it dies.
 """
 
 from __future__ import annotations
@@ -55,11 +64,14 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Coroutine
+import weakref
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from app.rooms import Room, RoomError
 from app.settings import Settings
@@ -76,9 +88,49 @@ ORPHAN_CHECK = 0.5
 CLOSE_WAIT = 5.0
 """Seconds the server waits at shutdown for searches under way."""
 
+UNAVAILABLE_WAIT = 2.0
+"""Seconds a computer player waits before it tries again when its move could
+not be saved (``unavailable``)."""
+
 NOTICE_SLACK = 0.01
 """Seconds a handover notice waits beyond the handover time, so that the
 seat is surely due when the state is sent."""
+
+
+@dataclass
+class Lease:
+    """A claim on one piece of computer-player work: ``held`` if this
+    process got it. :meth:`keep` once the work is done, so that no process
+    does it again while the claim lasts; else it is given up at once."""
+
+    held: bool
+    kept: bool = False
+
+    def keep(self) -> None:
+        """The work is done: keep the claim until it expires."""
+        self.kept = True
+
+
+class Leases(Protocol):
+    """Where claims are made (:meth:`app.bus.RedisBus.hold` across processes)."""
+
+    retry_seconds: float
+    """How long a process that did not get a claim waits before trying again."""
+
+    def hold(self, room_id: str, purpose: str,
+             version: int) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Claim ``purpose`` in ``room_id`` at ``version`` while the context lasts."""
+        ...
+
+
+class LocalLeases:
+    """One server process: every claim is granted."""
+
+    retry_seconds = 1.0
+
+    @contextlib.asynccontextmanager
+    async def hold(self, room_id: str, purpose: str, version: int) -> AsyncIterator[Lease]:
+        yield Lease(held=True)
 
 
 def _worker_start(server: int) -> None:
@@ -109,15 +161,27 @@ class Thinker:
     in a pool of ``workers`` processes or threads (``pool`` is ``"process"``
     or ``"thread"``; ``workers`` 0 means one per CPU). The pool starts on
     first use; worker processes are spawned afresh (never forked from the
-    server) and run at a lower priority. ``searches`` counts the calls made
-    so far."""
+    server) and run at a lower priority.
+
+    At most ``workers`` searches run at once; the others wait their turn in
+    a fair queue (:meth:`choose`): searches for rooms where a person plays
+    before those for rooms of computer players only, and at most one search
+    of each room in the queue, so that no room (nor a crowd of rooms of
+    computers) keeps a person's computer opponent waiting for more than the
+    searches already running. ``searches`` counts the searches started so
+    far, ``running`` those under way, ``queued`` those waiting."""
 
     def __init__(self, pool: str = "process", workers: int = 0, choose: Choose | None = None) -> None:
         self.pool = pool
         self.workers = workers or os.cpu_count() or 1
         self.choose_fn = choose
         self.searches = 0
+        self.running = 0
+        self.queued = 0
         self._executor: Executor | None = None
+        self._queues: tuple[deque[_Waiting], deque[_Waiting]] = (deque(), deque())
+        self._in_queue: dict[str, _Waiting] = {}
+        self._behind: dict[str, deque[_Waiting]] = {}
 
     def _get(self) -> Executor:
         if self._executor is None:
@@ -130,26 +194,105 @@ class Thinker:
         return self._executor
 
     async def choose(self, game_id: str, state: Any, seat: str, level: str, seconds: float,
-                     seed: int) -> str:
-        """The move ``choose`` picks, computed in the pool. Raises whatever it
-        raises; ``BrokenProcessPool`` if a worker died (the next call starts a
-        fresh pool)."""
-        self.searches += 1
-        if self.choose_fn is None:
-            self.choose_fn = engine_choose()
-        executor = self._get()
-        loop = asyncio.get_running_loop()
+                     seed: int, *, room: str | None = None, person: bool = True) -> str:
+        """The move ``choose`` picks, computed in the pool once a worker is
+        free for it: at once if one is, else in queue order (``person``: a
+        person plays in ``room``, so the search goes before those of rooms
+        of computers only; a second search of the same ``room`` queues
+        behind the first and takes its own place in the queue when the
+        first starts). Raises whatever ``choose`` raises;
+        ``BrokenProcessPool`` if a worker died (the next call starts a fresh
+        pool)."""
+        await self._admit(room, person)
         try:
-            return await loop.run_in_executor(executor, self.choose_fn, game_id, state, seat, level,
-                                              seconds, seed)
-        except BrokenProcessPool:
-            if self._executor is executor:
-                self._executor = None
+            self.searches += 1
+            if self.choose_fn is None:
+                self.choose_fn = engine_choose()
+            executor = self._get()
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(executor, self.choose_fn, game_id, state, seat, level,
+                                                  seconds, seed)
+            except BrokenProcessPool:
+                if self._executor is executor:
+                    self._executor = None
+                raise
+        finally:
+            self.running -= 1
+            self._next()
+
+    async def _admit(self, room: str | None, person: bool) -> None:
+        """Return once this search may run (``running`` counts it)."""
+        waiting = _Waiting(asyncio.get_running_loop().create_future(), room, person)
+        self.queued += 1
+        if room is not None and room in self._in_queue:
+            self._behind.setdefault(room, deque()).append(waiting)
+        else:
+            self._enqueue(waiting)
+        self._next()
+        try:
+            await waiting.admitted
+        except asyncio.CancelledError:
+            if waiting.admitted.done() and not waiting.admitted.cancelled():
+                self.running -= 1  # admitted as it was cancelled: pass the worker on
+                self._next()
+            else:
+                self._drop(waiting)
             raise
+
+    def _enqueue(self, waiting: _Waiting) -> None:
+        self._queues[0 if waiting.person else 1].append(waiting)
+        if waiting.room is not None:
+            self._in_queue[waiting.room] = waiting
+
+    def _drop(self, waiting: _Waiting) -> None:
+        """A search given up while it waited leaves the queue (its room's
+        next search, if any, takes a place at the back)."""
+        room = waiting.room
+        behind = self._behind.get(room) if room is not None else None
+        if behind is not None and waiting in behind:
+            self.queued -= 1
+            behind.remove(waiting)
+            if not behind:
+                del self._behind[room]  # type: ignore[arg-type]
+            return
+        queue = self._queues[0 if waiting.person else 1]
+        if waiting in queue:
+            self.queued -= 1
+            queue.remove(waiting)
+            self._promote(room)
+
+    def _promote(self, room: str | None) -> None:
+        """``room``'s first search leaves the queue: its next one joins it."""
+        if room is None:
+            return
+        self._in_queue.pop(room, None)
+        behind = self._behind.get(room)
+        if behind:
+            self._enqueue(behind.popleft())
+            if not behind:
+                del self._behind[room]
+
+    def _next(self) -> None:
+        """Start waiting searches while workers are free: people first."""
+        while self.running < self.workers:
+            queue = self._queues[0] or self._queues[1]
+            if not queue:
+                return
+            waiting = queue.popleft()
+            self.queued -= 1
+            self._promote(waiting.room)
+            if waiting.admitted.done():
+                continue  # given up (cancelled) before it could start
+            self.running += 1
+            waiting.admitted.set_result(None)
 
     async def close(self, timeout: float = CLOSE_WAIT) -> None:
         """Stop the pool: queued searches are dropped, running ones end on
         their own budget; waits for that (``timeout`` seconds at most)."""
+        for queue in (*self._queues, *self._behind.values()):
+            for waiting in queue:
+                waiting.admitted.cancel()
         executor, self._executor = self._executor, None
         if executor is not None:
             stop = asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
@@ -157,22 +300,49 @@ class Thinker:
                 await asyncio.wait_for(stop, timeout)
 
 
+@dataclass(eq=False)
+class _Waiting:
+    """A search waiting for a worker: ``admitted`` is set when it may run."""
+
+    admitted: asyncio.Future[None]
+    room: str | None
+    person: bool
+
+
 class Bots:
     """The computer players of every room in ``store``, thinking with
     ``thinker`` (by default a :class:`Thinker` set up from ``settings``).
 
+    Time is kept by ``clock`` (monotonic seconds, ``time.monotonic`` by
+    default) for the natural pause, the pause between deals and handover
+    notices, and waited for with ``sleep`` (by default the clock's own
+    ``sleep`` method if it has one, else ``asyncio.sleep``): a test gives a
+    clock that moves only when told.
+
     ``played`` counts the computer moves accepted; ``refused`` those the room
     refused (a defect if it is ever not 0 outside of races with the room
-    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task.
+    moving on); ``tasks`` maps ``(room id, purpose)`` to the running task;
+    ``leases`` grants claims on turns (every claim, by default);
+    ``quiet`` maps a room to its version when the computer players last
+    looked at it (:meth:`poke`, or one of their tasks ending) and left it
+    with none of them thinking or about to act (a handover notice waiting
+    does not count): they had decided to do nothing at that version.
     """
 
     def __init__(self, settings: Settings, store: RoomStore, thinker: Thinker | None = None,
-                 on_free: Callable[[str], None] | None = None) -> None:
+                 on_free: Callable[[str], None] | None = None, leases: Leases | None = None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.on_free = on_free
+        self.leases: Leases = leases if leases is not None else LocalLeases()
         self.thinker = thinker or Thinker(settings.bot_pool, settings.bot_workers)
+        self.clock = clock
+        self.sleep: Callable[[float], Awaitable[None]] = (
+            sleep if sleep is not None else getattr(clock, "sleep", asyncio.sleep))
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.quiet: weakref.WeakKeyDictionary[Room, int] = weakref.WeakKeyDictionary()
         self.played = 0
         self.refused = 0
         self.closing = False
@@ -183,12 +353,17 @@ class Bots:
         """Start whatever ``room``'s computer players should do now (see the
         module's docstring). Call it after every change to the room; it never
         waits, and does nothing outside a running event loop."""
-        if room.closed or self.closing:
+        if self.closing:
             return
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return
+        if not room.closed:
+            self._schedule(room)
+        self._note_quiet(room)
+
+    def _schedule(self, room: Room) -> None:
         phase = room.phase
         if phase == "playing":
             if room.watched or room.computer_only:
@@ -205,11 +380,21 @@ class Bots:
                 self._start(room, "continue", self._continue(room))
         elif phase in ("deal_over", "match_over"):
             if room.all_ready() and self._idle(room, "go on"):
-                self._start(room, "go on", self._go_on(room))
+                self._start(room, "go on", self._ready_go_on(room))
             self._watch_ready(room)
 
     def _idle(self, room: Room, purpose: str) -> bool:
         return (room.id, purpose) not in self.tasks
+
+    def _note_quiet(self, room: Room) -> None:
+        """Record in :attr:`quiet` that no computer player of ``room`` is
+        thinking or about to act, if so."""
+        busy = (room.id, "continue") in self.tasks or any(
+            (room.id, f"turn {seat}") in self.tasks for seat in room.seats)
+        if busy:
+            self.quiet.pop(room, None)
+        else:
+            self.quiet[room] = room.version
 
     def _start(self, room: Room, purpose: str, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work, name=f"room {room.id}: {purpose}")
@@ -220,10 +405,12 @@ class Bots:
         if self.tasks.get((room.id, purpose)) is task:
             del self.tasks[(room.id, purpose)]
         if task.cancelled():
+            self._note_quiet(room)
             return
         error = task.exception()
         if error is not None:
             log.error("room %s: the computer players' %s failed", room.id, purpose, exc_info=error)
+            self._note_quiet(room)
             return
         self.poke(room)
 
@@ -252,25 +439,37 @@ class Bots:
 
     # ---- the work -------------------------------------------------------------------------
     async def _turn(self, room: Room, seat: str) -> None:
-        """Choose and play one move for ``seat`` on the current version."""
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        version, state = room.version, room.match.state
+        """Claim ``seat``'s turn on the current version, then choose and play
+        its move; without the claim, wait and let the poke try again."""
+        version = room.version
+        async with self.leases.hold(room.id, f"turn {seat}", version) as lease:
+            if not lease.held:
+                await self.sleep(self.leases.retry_seconds)
+                return
+            if room.version == version and await self._play_turn(room, seat, version):
+                lease.keep()
+
+    async def _play_turn(self, room: Room, seat: str, version: int) -> bool:
+        """Choose and play one move for ``seat`` on ``version``; True if played."""
+        start = self.clock()
+        state = room.match.state
         holder = room.table.holder(seat)
         level = holder.level if holder is not None else None
         if level is None:
-            return
+            return False
+        log.debug("room %s: the computer player at %s thinks on version %d", room.id, seat, version)
         pause = self._rng.uniform(self.settings.bot_pause, 2 * self.settings.bot_pause)
         try:
             move = await self.thinker.choose(room.game_id, state, seat, level, self.settings.bot_seconds,
-                                             self._rng.getrandbits(63))
+                                             self._rng.getrandbits(63), room=room.id,
+                                             person=not room.computer_only)
         except Exception:
             log.exception("room %s: the computer player at %s could not choose a move;"
                           " it plays a random legal move", room.id, seat)
             move = self._rng.choice(room.game.legal_moves(state, seat))
-        wait = pause - (loop.time() - start)
+        wait = pause - (self.clock() - start)
         if wait > 0:
-            await asyncio.sleep(wait)
+            await self.sleep(wait)
         def play() -> None:
             if room.closed:
                 raise RoomError("not_seated", "the room has been closed")
@@ -283,39 +482,52 @@ class Bots:
             level_log = log.error if exc.code in ("malformed_move", "illegal_move") else log.info
             level_log("room %s: the computer player's move %r at %s was refused (%s: %s)",
                       room.id, move, seat, exc.code, exc.message)
+            if exc.code == "unavailable":
+                # The storage fails: try again later, not in a tight loop of
+                # searches (this task holds the turn until then).
+                await self.sleep(UNAVAILABLE_WAIT)
+                return False
+        return True
 
     async def _pass(self, room: Room, seat: str) -> None:
         """After ``auto_pass_seconds``, pass for the person at ``seat``, whose
         only legal move on the current version is a pass."""
         version = room.version
-        await asyncio.sleep(self.settings.auto_pass_seconds)
-        if room.closed:
-            return
-        try:
-            await room.act(lambda: room.forced_pass(seat, version))
-        except RoomError as exc:
-            log.info("room %s: the forced pass at %s was not played (%s: %s)", room.id, seat,
-                     exc.code, exc.message)
+        async with self.leases.hold(room.id, f"pass {seat}", version) as lease:
+            if not lease.held:  # another server process passes for them
+                await self.sleep(self.leases.retry_seconds)
+                return
+            await self.sleep(self.settings.auto_pass_seconds)
+            if room.closed:
+                return
+            try:
+                await room.act(lambda: room.forced_pass(seat, version))
+                lease.keep()
+            except RoomError as exc:
+                log.info("room %s: the forced pass at %s was not played (%s: %s)", room.id, seat,
+                         exc.code, exc.message)
+                if exc.code == "unavailable":
+                    await self.sleep(UNAVAILABLE_WAIT)
 
-    async def _go_on(self, room: Room) -> None:
+    async def _ready_go_on(self, room: Room) -> None:
         """Deal the next deal or match of a table that has become ready."""
         version = room.version
-        await asyncio.sleep(0)
+        await self.sleep(0)
         if room.closed:
             return
         try:
             await room.act(lambda: room.go_on_if_ready(version))
         except RoomError as exc:
             log.info("room %s: the table could not go on (%s)", room.id, exc.message)
-            await asyncio.sleep(1.0)  # a failing storage: do not retry at once
+            await self.sleep(UNAVAILABLE_WAIT)  # a failing storage: do not retry at once
 
     def _watch_ready(self, room: Room) -> None:
         """Between deals, schedule for each person away (and still waited
         for) the moment the table stops waiting for them."""
-        now = time.monotonic()
+        now = self.clock()
         for seat, holder in room.holders.items():
             since = holder.away_since
-            if holder.computer_plays or holder.connection is not None or since is None:
+            if holder.computer_plays or room.connected(seat) or since is None:
                 continue
             if now - since >= room.ready_away_seconds or not self._idle(room, f"ready {seat}"):
                 continue
@@ -325,7 +537,7 @@ class Bots:
     async def _ready_notice(self, room: Room, seat: str, since: float, delay: float) -> None:
         """After ``delay`` seconds, stop waiting for ``seat`` (away since
         ``since``): go on if the others are ready, else tell everyone."""
-        await asyncio.sleep(delay)
+        await self.sleep(delay)
         holder = room.holders.get(seat)
         if room.closed or holder is None or holder.away_since != since:
             return
@@ -338,7 +550,15 @@ class Bots:
         """Start the next deal or match of a watched room of computer players,
         after a pause for the spectators to read the result."""
         version = room.version
-        await asyncio.sleep(self.settings.bot_between_deals)
+        async with self.leases.hold(room.id, "continue", version) as lease:
+            if not lease.held:
+                await self.sleep(self.leases.retry_seconds)
+                return
+            await self._go_on(room, version)
+            lease.keep()
+
+    async def _go_on(self, room: Room, version: int) -> None:
+        await self.sleep(self.settings.bot_between_deals)
         if room.closed or not room.computer_only or not room.watched:
             return
 
@@ -353,7 +573,7 @@ class Bots:
     def _watch_absences(self, room: Room) -> None:
         """Schedule a notice for each person away mid-deal whose seat is not
         yet due for handing over."""
-        now = time.monotonic()
+        now = self.clock()
         for seat, holder in room.holders.items():
             since = holder.away_since
             if holder.kind != "human" or holder.computer_plays or holder.connection is not None:
@@ -367,10 +587,10 @@ class Bots:
     async def _notice(self, room: Room, seat: str, since: float, delay: float) -> None:
         """After ``delay`` seconds, tell everyone that ``seat`` (away since
         ``since``) may be handed to a computer player."""
-        await asyncio.sleep(delay)
+        await self.sleep(delay)
         async with room.lock:
             holder = room.holders.get(seat)
             if room.closed or holder is None or holder.away_since != since:
                 return
-            if room.may_hand_over(seat):
+            if room.may_hand_over(seat, self.clock()):
                 room.broadcast()

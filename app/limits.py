@@ -2,7 +2,8 @@
 "Limits").
 
 * :class:`BodyLimit`: an ASGI middleware that answers ``413`` to any HTTP
-  request whose body is over :data:`MAX_BODY_BYTES`, whether it says so in
+  request whose body is over :data:`MAX_BODY_BYTES` (:data:`MAX_RECORD_BYTES`
+  for a match record sent to ``/api/records``), whether it says so in
   ``Content-Length`` or streams it (chunked), before the app reads it all.
 * :class:`AddressLimits` and :class:`ConnectionLimit`: websockets open at once
   and new ones per minute, per client address; a connection beyond either is
@@ -21,7 +22,7 @@ import ipaddress
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -32,6 +33,10 @@ from app.protocol import RATE_SECONDS, error_text
 MAX_BODY_BYTES = 16 * 1024
 """The largest HTTP request body accepted, in bytes (a room request is well
 under 1 KiB)."""
+
+MAX_RECORD_BYTES = 1024 * 1024
+"""The largest body of a request that sends a match record to review
+(``POST /api/records…``), in bytes: the record of a long match is tens of KiB."""
 
 CLOSE_TOO_MANY_CONNECTIONS = 4429
 """Websocket close code: this client address has too many websockets open,
@@ -75,28 +80,37 @@ class _TooLarge(Exception):
 
 class BodyLimit:
     """ASGI middleware: an HTTP request with a body over ``limit`` bytes gets
-    ``413 {"detail": …}``. A ``Content-Length`` over the limit is refused
+    ``413 {"detail": …}``; ``larger`` maps path prefixes to the limits of
+    the paths that take more (the longest prefix that fits wins). A
+    ``Content-Length`` over the limit is refused
     before anything is read; a body without one (chunked) is counted as it
     arrives and refused as soon as it passes the limit: the app's reading
     fails, and whatever answer it then makes is replaced by the 413 (apps
     here read the whole body before they answer)."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES,
+                 larger: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.larger = sorted((larger or {}).items(), key=lambda item: -len(item[0]))
+
+    def limit_of(self, path: str) -> int:
+        """The body limit of a request to ``path``, in bytes."""
+        return next((n for prefix, n in self.larger if path.startswith(prefix)), self.limit)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit_of(scope["path"])
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
-                    declared = self.limit + 1
-                if declared > self.limit:
-                    await self._refuse(send)
+                    declared = limit + 1
+                if declared > limit:
+                    await self._refuse(send, limit)
                     return
         seen = 0
         over = started = False
@@ -106,7 +120,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     over = True
                     raise _TooLarge
             return message
@@ -116,7 +130,7 @@ class BodyLimit:
             if over:  # whatever the app makes of the exception, the answer is 413
                 if message["type"] == "http.response.start" and not started:
                     started = True
-                    await self._refuse(send)
+                    await self._refuse(send, limit)
                 return
             if message["type"] == "http.response.start":
                 started = True
@@ -126,10 +140,10 @@ class BodyLimit:
             await self.app(scope, counted_receive, watched_send)
         except _TooLarge:
             if not started:
-                await self._refuse(send)
+                await self._refuse(send, limit)
 
-    async def _refuse(self, send: Send) -> None:
-        body = (b'{"detail":"the request body is too large: at most %d bytes"}' % self.limit)
+    async def _refuse(self, send: Send, limit: int) -> None:
+        body = (b'{"detail":"the request body is too large: at most %d bytes"}' % limit)
         await send({"type": "http.response.start", "status": 413, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             (b"connection", b"close")]})

@@ -7,6 +7,11 @@ every room's record; ``store`` holds the rooms this process has loaded, each
 with its connections and lock. A room is loaded on first use (a page, a
 socket, a computer player's turn), so a server with many rooms in its
 database starts at once.
+
+Several server processes may serve the same rooms from one Redis: ``bus``
+(:mod:`app.bus`) keeps the rooms loaded here up to date with what the others
+commit, shares presence, computer players' claims and the room creation
+limit between them.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.bots import Bots, Thinker
+from app.bus import make_bus
+from app.limits import address_key
 from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room
 from app.settings import Settings
@@ -36,6 +43,9 @@ EVICT_AGE = 300.0
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 """What a room id looks like; anything else is no room, without a look-up."""
 
+COMPUTERS_RETRY = 60.0
+"""Seconds a client refused a room with computer players is told to wait."""
+
 
 class LobbyFull(Exception):
     """No room can be created: the server holds ``max_rooms`` already."""
@@ -52,6 +62,17 @@ class TooManyRooms(Exception):
 
 class Unavailable(Exception):
     """The storage cannot be used just now."""
+
+
+class ComputersBusy(Exception):
+    """No room with computer players can be created now: this client address
+    (``per_address``: answered 429) or the whole server (503) already has as
+    many of them in use as it may; ``retry_after`` is in seconds."""
+
+    def __init__(self, message: str, per_address: bool, retry_after: float = COMPUTERS_RETRY) -> None:
+        super().__init__(message)
+        self.per_address = per_address
+        self.retry_after = retry_after
 
 
 class CreationLimiter:
@@ -86,17 +107,29 @@ class CreationLimiter:
 
 class Lobby:
     """The server's rooms: ``storage`` (durable; by default the one the
-    settings name), ``store`` (the rooms loaded in this process), the games
-    on offer (``settings.games``) and the computer players (``bots``,
-    thinking with ``thinker`` if given)."""
+    settings name), ``store`` (the rooms loaded in this process), ``bus``
+    (the other processes sharing the storage, if any), the games on offer
+    (``settings.games``) and the computer players (``bots``, thinking with
+    ``thinker`` if given). ``clock`` (monotonic seconds,
+    ``time.monotonic`` by default; see :class:`app.bots.Bots` for its
+    ``sleep``) keeps the rooms' and the computer players' time: idle and
+    away times, handing over, pauses."""
 
     def __init__(self, settings: Settings, storage: Storage | None = None,
-                 thinker: Thinker | None = None) -> None:
+                 thinker: Thinker | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self.storage: Storage = storage if storage is not None else make_storage(settings)
         self.store: RoomStore = MemoryRoomStore()
-        self.bots = Bots(settings, self.store, thinker, self._close_stored)
+        self.clock = clock
+        self.bus = make_bus(settings, self.storage)
+        self.bots = Bots(settings, self.store, thinker, self._close_stored, self.bus, clock=clock)
         self.limiter = CreationLimiter(settings.room_create_burst, settings.room_create_per_hour)
+        self._creators: dict[str, str] = {}
+        """Room id → the client address (``app.limits.address_key``) that
+        created it with computer players, while it is loaded."""
+        self._starting: dict[str | None, int] = {}
+        """Address key → rooms with computer players it is creating now."""
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.wall = time.time
         """The wall clock (Unix seconds) for room ages; tests replace it."""
@@ -107,6 +140,7 @@ class Lobby:
         person starting the server), then load, in the background, the rooms
         whose computer players were playing a deal among themselves."""
         await self.storage.open()
+        await self.bus.open(self)
         asyncio.get_running_loop().create_task(self._resume_computers())
 
     async def _resume_computers(self) -> None:
@@ -123,6 +157,7 @@ class Lobby:
         """Stop the computer players, then finish every write and close the
         storage (server shutdown)."""
         await self.bots.close()
+        await self.bus.close()
         await self.storage.close()
 
     # ---- games --------------------------------------------------------------------------
@@ -159,16 +194,20 @@ class Lobby:
     # ---- rooms --------------------------------------------------------------------------
     async def create_room(self, game_id: str, raw_options: dict[str, Any],
                           bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL,
-                          client: str | None = None) -> Room:
+                          client: str | None = None, deal: tuple[int, str] | None = None) -> Room:
         """A new room, stored before it is returned. ``bot_seats`` seats
         computer players of ``bot_level`` at once: ``"others"`` (every seat
         but the first, which is left for the creator), ``"all"`` or a list of
-        seats. ``client`` is the creator's address, for the per-address limit.
+        seats. ``client`` is the creator's address, for the per-address limits.
+        ``deal`` (``(deal seed, starter)``) deals an earlier deal again as
+        deal 1 ("Play this deal again").
 
         Raises ``KeyError`` for a game not on offer, ``OptionError`` for a bad
-        option or seat, :class:`TooManyRooms` when ``client`` creates too
-        fast, :class:`LobbyFull` beyond ``max_rooms``, :class:`Unavailable`
-        if the storage fails."""
+        option, seat or deal, :class:`ComputersBusy` when ``client`` or the server
+        has ``bot_rooms_per_address`` or ``bot_rooms`` rooms with computer
+        players in use (:meth:`computer_rooms`), :class:`TooManyRooms` when ``client`` creates
+        too fast, :class:`LobbyFull` beyond ``max_rooms``,
+        :class:`Unavailable` if the storage fails."""
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
         game = get_game(game_id)
@@ -176,29 +215,84 @@ class Lobby:
         if bot_seats is not None:
             bots = computer_seats(game.seats(game.check_options(game_options(raw_options))),
                                   bot_seats, bot_level)
+        creator = address_key(client) if client is not None else None
+        if bots is not None:
+            self._check_computers(creator)
         if client is not None:
-            wait = self.limiter.take(client, time.monotonic())
+            try:
+                shared = await self.bus.creation_wait(client)
+            except StorageError as exc:
+                raise Unavailable(str(exc)) from None
+            wait = self.limiter.take(client, time.monotonic()) if shared is None else shared
             if wait > 0:
                 raise TooManyRooms(f"this address has created many rooms in a short time; try again"
                                    f" in {wait:.0f} seconds", wait)
+        if bots is not None:  # counted from now on, so that requests at once cannot pass together
+            self._starting[creator] = self._starting.get(creator, 0) + 1
         try:
             if await self.storage.count_open() >= self.settings.max_rooms and not await self._evict():
                 raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
                                 " try again later")
-            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots)
+            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, deal=deal,
+                               now=self.clock())
             await room.commit()
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
         except FrameError as exc:
             raise Unavailable(exc.message) from None
+        finally:
+            if bots is not None:
+                self._starting[creator] -= 1
+                if not self._starting[creator]:
+                    del self._starting[creator]
+        if bots is not None and creator is not None:
+            self._creators[room.id] = creator
         self._add(room)
         self.bots.poke(room)
         return room
 
+    def computer_rooms(self) -> dict[str | None, int]:
+        """How many loaded rooms have computer players in use, by the address
+        that created them (``None``: rooms loaded from storage, or given
+        computer players over the websocket); the sum is the server's. In
+        use: their computer players may think now or soon, because they hold
+        every seat (the room plays its deal out), or someone is connected,
+        or nobody has opened the room yet (rooms being created count too). A
+        room of people who have all left is not counted: its computer
+        players think no more."""
+        counts = dict(self._starting)
+        for room_id in self.store.ids():
+            room = self.store.get(room_id)
+            if room is None or room.closed or not any(h.computer_plays for _, h in room.table.holders):
+                continue
+            if room.computer_only or room.watched or not room.visited:
+                creator = self._creators.get(room_id)
+                counts[creator] = counts.get(creator, 0) + 1
+        for room_id in [r for r in self._creators if self.store.get(r) is None]:
+            del self._creators[room_id]
+        return counts
+
+    def _check_computers(self, creator: str | None) -> None:
+        """Raise :class:`ComputersBusy` if ``creator`` (an address key) or the
+        whole server may not have one more room with computer players in use."""
+        counts = self.computer_rooms()
+        per_address, overall = self.settings.bot_rooms_per_address, self.settings.bot_rooms
+        if creator is not None and counts.get(creator, 0) >= per_address:
+            raise ComputersBusy(
+                f"this address already has {per_address} rooms with computer players in use (being"
+                " played or watched, or not opened yet); close one of them, or wait for a room of"
+                " computer players to finish its deal, then try again", per_address=True)
+        if sum(counts.values()) >= overall:
+            raise ComputersBusy(
+                f"the server's computer players are all busy ({overall} rooms with computer players"
+                " are in use); try again in a few minutes, or play against people", per_address=False)
+
     def _add(self, room: Room) -> None:
         room.handover_seconds = self.settings.handover_seconds
         room.ready_away_seconds = self.settings.ready_away_seconds
+        room.clock = self.clock
         room.on_commit = self.bots.poke
+        room.presence = self.bus.presence
         self.store.add(room)
 
     async def _evict(self) -> bool:
@@ -241,11 +335,12 @@ class Lobby:
         if stored is None or stored.meta.closed:
             return None
         try:
-            room = Room.rebuild(stored, self.storage)
+            room = Room.rebuild(stored, self.storage, now=self.clock())
         except BadRecord as exc:
             log.error("room %s cannot be rebuilt from its record: %s", room_id, exc)
             return None
         self._add(room)
+        await self.bus.loaded(room)
         self.bots.poke(room)
         return room
 
@@ -266,10 +361,10 @@ class Lobby:
 
     async def sweep(self, now: float | None = None, wall: float | None = None) -> list[str]:
         """Free every loaded room that has had no connection for
-        ``room_idle_hours`` (``now``: ``time.monotonic()`` by default), and in
+        ``room_idle_hours`` (``now``: the lobby's clock by default), and in
         storage every room unused that long (``wall``: ``time.time()``),
         keeping finished matches ``keep_days``. Returns the ids freed."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         wall = time.time() if wall is None else wall
         limit = self.settings.room_idle_seconds
         freed = []

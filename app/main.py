@@ -12,13 +12,13 @@ import contextlib
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
@@ -27,15 +27,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
 from app.bots import Thinker
+from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
-from app.lobby import Lobby, LobbyFull, TooManyRooms, Unavailable
+from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.logs import install_log_filters
-from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, check_level
+from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
 from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
 from app.storage import Storage, StorageError
 from app.ws import serve
 from engine.base import OptionError
+from engine.record import MAX_SEED, RecordError, format_record
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,17 @@ class BotSeats(BaseModel):
         return check_level(value)
 
 
+class GivenDeal(BaseModel):
+    """A deal to deal again as the first deal of a new room ("Play this deal
+    again", ``docs/protocol.md``): its own ``seed`` (a whole number, or its
+    digits as a string) and its ``starter`` seat."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int = Field(ge=0, le=MAX_SEED)
+    starter: str
+
+
 class CreateRoom(BaseModel):
     """The body of ``POST /api/rooms``; an unknown field is refused."""
 
@@ -69,6 +82,18 @@ class CreateRoom(BaseModel):
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
     bots: BotSeats | None = None
+    deal: GivenDeal | None = None
+
+
+class RecordText(BaseModel):
+    """The body of ``POST /api/records``: a match record's text
+    (``docs/notation.md``, "Match records") and, if given, the game it must
+    be a record of."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    record: str
+    game: str | None = None
 
 
 class CreatedRoom(BaseModel):
@@ -95,14 +120,17 @@ class Cardboard(FastAPI):
 
 
 def create_app(settings: Settings | None = None, storage: Storage | None = None,
-               thinker: Thinker | None = None) -> FastAPI:
+               thinker: Thinker | None = None, *,
+               clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The server for ``settings`` (from the environment by default) keeping
     rooms in ``storage`` (by default the one ``settings.database`` names),
     its computer players thinking with ``thinker`` (by default as
-    ``settings`` say). The storage is opened when the app starts; if it
-    cannot be, the server does not start and says why."""
+    ``settings`` say), rooms and computer players keeping time by ``clock``
+    (:class:`app.lobby.Lobby`). The storage is opened when the app starts;
+    if it cannot be, the server does not start and says why."""
     settings = settings if settings is not None else get_settings()
-    lobby = Lobby(settings, storage, thinker)
+    lobby = Lobby(settings, storage, thinker, clock=clock)
+    history = History(lobby)
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
     @contextlib.asynccontextmanager
@@ -134,6 +162,10 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
         return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def storage_down(then: str = "try again in a moment") -> Response:
+        return JSONResponse({"detail": f"the server cannot reach its storage just now; {then}"},
+                            status_code=503)
 
     def not_found(request: Request, message: str) -> Response:
         try:
@@ -171,7 +203,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         client = request.client.host if request.client is not None else None
         try:
             room = await lobby.create_room(body.game, body.options, bots.seats if bots else None,
-                                           bots.level if bots else DEFAULT_LEVEL, client)
+                                           bots.level if bots else DEFAULT_LEVEL, client,
+                                           (body.deal.seed, body.deal.starter) if body.deal else None)
         except KeyError as exc:
             return JSONResponse({"detail": excerpt(str(exc.args[0]))}, status_code=422)
         except OptionError as exc:
@@ -179,6 +212,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         except TooManyRooms as exc:
             return JSONResponse({"detail": str(exc)}, status_code=429,
                                 headers={"Retry-After": str(max(1, round(exc.retry_after)))})
+        except ComputersBusy as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=429 if exc.per_address else 503,
+                                headers={"Retry-After": str(round(exc.retry_after))})
         except LobbyFull as exc:
             return JSONResponse({"detail": str(exc)}, status_code=503)
         except Unavailable:
@@ -187,6 +223,76 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         free = room.free_seats()
         seat = free[0] if bots is not None and free else None
         return CreatedRoom(room=room.id, url=f"/r/{room.id}", seat=seat)
+
+    # ---- records and reviews (docs/protocol.md, "Records and reviews") -------------------
+    async def look_up(find: Callable[[], Awaitable[Reviewed | None]], missing: str,
+                      answer: Callable[[Reviewed], Response]) -> Response:
+        try:
+            found = await find()
+        except Unavailable:
+            return storage_down()
+        if found is None:
+            return JSONResponse({"detail": missing}, status_code=404)
+        return answer(found)
+
+    def deal_of(found: Reviewed, number: int) -> Response:
+        record = found.record
+        if number == len(record.deals) + 1 and not record.over:
+            return JSONResponse({"detail": f"deal {number} is still in play: it can be reviewed once"
+                                 " it is over"}, status_code=404)
+        try:
+            review = deal_review(found, number)
+        except RecordError as exc:
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=404)
+        return JSONResponse(review.model_dump(mode="json"))
+
+    def summary(found: Reviewed) -> Response:
+        return JSONResponse(match_review(found).model_dump(mode="json"))
+
+    def record_text(found: Reviewed) -> Response:
+        r = found.record
+        name = f"{r.game}-{r.date or 'match'}.txt"
+        return PlainTextResponse(format_record(r),
+                                 headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+    no_room = "there is no such room"
+    no_match = "there is no finished match with this id (it may have aged out)"
+
+    @app.get("/api/rooms/{room_id}/record", response_class=PlainTextResponse)
+    async def room_record(room_id: str) -> Response:
+        return await look_up(lambda: history.room(room_id), no_room, record_text)
+
+    @app.get("/api/rooms/{room_id}/review", response_model=MatchReview)
+    async def room_review(room_id: str) -> Response:
+        return await look_up(lambda: history.room(room_id), no_room, summary)
+
+    @app.get("/api/rooms/{room_id}/deals/{number}", response_model=DealReview)
+    async def room_deal(room_id: str, number: int) -> Response:
+        return await look_up(lambda: history.room(room_id), no_room, lambda f: deal_of(f, number))
+
+    @app.get("/api/matches/{match_id}", response_model=MatchReview)
+    async def match_summary(match_id: str) -> Response:
+        return await look_up(lambda: history.match(match_id), no_match, summary)
+
+    @app.get("/api/matches/{match_id}/deals/{number}", response_model=DealReview)
+    async def match_deal(match_id: str, number: int) -> Response:
+        return await look_up(lambda: history.match(match_id), no_match, lambda f: deal_of(f, number))
+
+    def checked(body: RecordText) -> Reviewed | Response:
+        try:
+            return read(body.record, body.game)
+        except RecordError as exc:
+            return JSONResponse({"detail": excerpt(str(exc))}, status_code=400)
+
+    @app.post("/api/records", response_model=MatchReview)
+    async def record_review(body: RecordText) -> Response:
+        found = checked(body)
+        return found if isinstance(found, Response) else summary(found)
+
+    @app.post("/api/records/deals/{number}", response_model=DealReview)
+    async def record_deal(body: RecordText, number: int) -> Response:
+        found = checked(body)
+        return found if isinstance(found, Response) else deal_of(found, number)
 
     # ---- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -199,14 +305,33 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         try:
             room = await lobby.room(room_id)
         except Unavailable:
-            return JSONResponse({"detail": "the server cannot reach its storage just now; reload in a"
-                                 " moment"}, status_code=503)
+            return storage_down("reload in a moment")
         if room is None:
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
         return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id),
                                            "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL,
                                            "server_time": round(time.time(), 3)})
+
+    @app.get("/m/{match_id}.txt", response_class=PlainTextResponse, include_in_schema=False)
+    async def match_text(match_id: str) -> Response:
+        return await look_up(lambda: history.match(match_id), no_match, record_text)
+
+    @app.get("/m/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def match_page(request: Request, match_id: str) -> Response:
+        try:
+            found = await history.match(match_id)
+        except Unavailable:
+            return storage_down("reload in a moment")
+        if found is None:
+            return not_found(request, "There is no finished match at this address: it may have aged"
+                             " out. Create a new room below.")
+        return page(request, "review.html", {"source": "match", "match_id": match_id,
+                                             "game": lobby.game_info(found.record.game)})
+
+    @app.get("/review", response_class=HTMLResponse, include_in_schema=False)
+    async def review_page(request: Request) -> Response:
+        return page(request, "review.html", {"source": "record", "match_id": None, "game": None})
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game_id: str) -> Response:

@@ -477,7 +477,10 @@ class ChatView(_ServerModel):
 class RoomView(_ServerModel):
     """The ``view`` of a state frame (``docs/protocol.md``, "state"). ``board``
     is the engine's ``view(state, seat)`` for the recipient; ``seed`` stays
-    null until the match is over; ``options`` never holds the seed."""
+    null until the match is over; ``options`` never holds the seed.
+    ``seeded`` says the match was dealt from a chosen seed or deal, not at
+    random; ``match_id`` is the id of the match's page (``/m/<id>``), null
+    until the match is over."""
 
     title: str
     seats: list[SeatView]
@@ -490,6 +493,8 @@ class RoomView(_ServerModel):
     totals: dict[str, int]
     match_winners: list[str]
     seed: int | None
+    seeded: bool = False
+    match_id: str | None = None
     board: Any
     deals: int | None
     ready: ReadyView | None
@@ -583,6 +588,90 @@ class SpectatorsFrame(_ServerModel):
 
 
 ServerFrame = StateFrame | JoinedFrame | ChatMessage | SpectatorsFrame | ErrorFrame
+
+
+# ---- reviews (HTTP answers, docs/protocol.md "Reviews") ------------------------------
+
+
+class ReviewSeat(_ServerModel):
+    """Who sat at ``seat`` in a reviewed match, as its record says: ``name``,
+    ``kind`` and a computer player's ``level``, each null if not known."""
+
+    seat: str
+    name: str | None
+    kind: Literal["human", "computer"] | None
+    level: str | None = None
+
+
+class DealSummary(_ServerModel):
+    """A finished deal of a reviewed match: its number, ``starter``, own
+    ``seed`` (decimal digits: 63 bits are more than a JavaScript number holds
+    exactly), how many ``moves`` it took and its ``outcome``."""
+
+    deal: int
+    starter: str
+    seed: str
+    moves: int
+    outcome: OutcomeView
+
+
+class MatchReview(_ServerModel):
+    """A match as a review shows it: the game (its ``board`` module and
+    ``deal_noun``, as ``engine.base.GameInfo`` declares them) and its
+    options, the seats, the finished deals, the totals over them; ``over``
+    once the match is over,
+    and then its winners and ``seed`` (digits); ``given``: how many first
+    deals were given (a deal played again); ``date`` (``YYYY-MM-DD``) and,
+    once over, ``match_id``, the id of its page ``/m/<id>``."""
+
+    game: str
+    title: str
+    board: str
+    deal_noun: str
+    options: dict[str, Any]
+    seats: list[ReviewSeat]
+    sides: list[SideView]
+    deals: list[DealSummary]
+    totals: dict[str, int]
+    over: bool
+    match_winners: list[str]
+    seed: str | None
+    given: int
+    date: str | None
+    match_id: str | None
+
+
+class ReviewMove(_ServerModel):
+    """One move of a reviewed deal: the seat, the move in notation, and its
+    sentence."""
+
+    seat: str
+    move: str
+    text: str
+
+
+class ReviewStep(_ServerModel):
+    """One position of a reviewed deal: the ``phase`` (``playing``, then
+    ``deal_over`` or ``match_over`` at the end), the seats ``to_move`` and
+    the ``board`` (the engine's ``revealed_view``: a finished deal hides
+    nothing)."""
+
+    phase: Phase
+    to_move: list[str]
+    board: Any
+
+
+class DealReview(_ServerModel):
+    """A finished deal, step by step: ``steps[0]`` is the opening position
+    and ``steps[i]`` the position after ``moves[i - 1]``; ``outcome`` (with
+    each side's score lines) is the result after the last move."""
+
+    deal: int
+    starter: str
+    seed: str
+    moves: list[ReviewMove]
+    steps: list[ReviewStep]
+    outcome: OutcomeView
 
 
 def dump(frame: _ServerModel) -> str:

@@ -37,8 +37,8 @@ and starts the next deal once the table is ready (:meth:`Room.go_on_if_ready`).
 
 Between deals the table goes on when it is ready (:meth:`Room.ready`): every
 seated person has said so, except those away for :attr:`Room.ready_away_seconds`;
-computer players are always ready. Readiness is live, not stored: after a
-restart everyone says it again.
+computer players are always ready. Each "ready" is an action of the table
+(``app.table``), so a restart and every server process know it.
 
 Chat messages and the spectators' mute are *notes* (:meth:`Room.chat`): they
 pass through the same commit point, stored before they are sent, but change
@@ -73,15 +73,27 @@ from app.protocol import (
     dump,
     error_text,
 )
-from app.storage.base import Entry, Note, Pending, RoomMeta, Storage, StoredRoom
+from app.storage.base import (
+    Entry,
+    Note,
+    Pending,
+    RoomMeta,
+    Storage,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+    resolve,
+)
 from app.storage.memory import MemoryStorage
 from app.table import (
     AUTO_PASS,
     SPECTATOR_CHAT,
     Action,
+    BadRecord,
     Kind,
     SeatHolder,
     Table,
+    new_match_id,
     token_hash,
 )
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
@@ -106,6 +118,42 @@ SPECTATOR_NAMES = 20
 """The most spectator names a state or a ``spectators`` frame lists."""
 
 BETWEEN_DEALS: tuple[Phase, ...] = ("deal_over", "match_over")
+
+CONFLICT_RETRIES = 3
+"""Times an action is judged again on a fresher table after another server
+process committed the same version first (:class:`Conflict`)."""
+
+
+class Conflict(RoomError):
+    """The storage refused a commit because another server process had
+    committed that version first (``StorageConflict``): the room is behind.
+    :meth:`Room.act` catches up and judges the action again."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__("stale_version", f"the game moved on past version {version} just as this"
+                         " arrived: here is the state now")
+
+
+class Presence(Protocol):
+    """Where a room reports who is connected, for the other server processes
+    that serve it (:mod:`app.presence`; no such thing in one process). Each
+    call is told, it never waits."""
+
+    def attached(self, room: Room, conn: Connection) -> None:
+        """``conn`` opened on ``room`` (as a spectator)."""
+        ...
+
+    def detached(self, room: Room, conn: Connection, seat: str | None) -> None:
+        """``conn`` closed; it held ``seat`` (or none)."""
+        ...
+
+    def seated(self, room: Room, conn: Connection, seat: str) -> None:
+        """``conn`` now holds ``seat`` (joined or resumed)."""
+        ...
+
+    def unseated(self, room: Room, conn: Connection, seat: str) -> None:
+        """``conn`` no longer holds ``seat`` (it left, or the seat was freed)."""
+        ...
 
 
 class Connection(Protocol):
@@ -169,8 +217,13 @@ class Room:
     ``closed`` (set once the room is freed); ``visited`` (anyone ever
     connected); ``handover_seconds`` (how long a human must have been away,
     mid-deal, before their seat may be handed to a computer player;
-    ``Settings.handover_seconds``); ``on_commit`` (called with the room after
-    every committed change: the computer players' poke).
+    ``Settings.handover_seconds``); ``clock`` (monotonic seconds, for
+    ``idle_since``, ``away_since`` and handing over: ``time.monotonic``
+    unless the lobby gives its own); ``on_commit`` (called with the room
+    after every committed change: the computer players' poke); ``presence``
+    (told of connections, for other server processes, or ``None``); and,
+    from those processes, ``remote_seats`` (seats whose holder is connected
+    to another process) and ``remote_watchers`` (connections open there).
     """
 
     def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
@@ -183,14 +236,19 @@ class Room:
         self.seat_conn: dict[str, Connection] = {}
         self.away_since: dict[str, float] = {}
         self.lock = asyncio.Lock()
-        self.idle_since: float | None = time.monotonic() if now is None else now
+        self.clock: Callable[[], float] = time.monotonic
+        self.idle_since: float | None = self.clock() if now is None else now
         self.closed = False
         self.visited = False
         self.handover_seconds = 120.0
         self.ready_away_seconds = 60.0
         self.on_commit: Callable[[Room], None] | None = None
+        self.presence: Presence | None = None
+        self.remote_seats: set[str] = set()
+        self.remote_watchers = 0
         self._pending: tuple[Pending, Table | None, Callable[[], None], bool] | None = None
-        self._inflight: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+        self._watching = False
         self._texts_sent = (-1, 0)
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
         self.away_at: dict[str, float] = {}
@@ -202,25 +260,24 @@ class Room:
         self.muted_by: str | None = None
         """The name of the player who muted the spectators' chat, or ``None``."""
         self._chat_times: dict[object, deque[float]] = {}
-        self._ready: set[str] = set()
-        self._ready_key: tuple[int, int] = (-1, -1)
         self._presence_sent: dict[str, Any] | None = None
         self._presence_timer: asyncio.TimerHandle | None = None
 
     @staticmethod
     def create(game_id: str, raw_options: Mapping[str, Any], *, room_id: str | None = None,
                journal: Storage | None = None, bots: Mapping[str, str] | None = None,
-               now: float | None = None) -> Room:
+               deal: tuple[int, str] | None = None, now: float | None = None) -> Room:
         """A new room with deal 1 dealt, its creation written to ``journal``
         (a fresh :class:`MemoryStorage` if none): await :meth:`commit` before
-        using it. ``bots`` seats computer players (seat → level). Raises
-        ``KeyError`` for an unknown game and ``OptionError`` for a bad option
-        or seat (messages name them). The match seed is the ``seed`` option,
-        else 63 random bits."""
+        using it. ``bots`` seats computer players (seat → level); ``deal``
+        (``(deal seed, starter)``) deals an earlier deal again as deal 1.
+        Raises ``KeyError`` for an unknown game and ``OptionError`` for a bad
+        option, seat or deal (messages name them). The match seed is the
+        ``seed`` option, else 63 random bits; the match id is fresh."""
         journal = journal if journal is not None else MemoryStorage()
         at = time.time()
         action = Table.create_action(room_id or new_room_id(), game_id, raw_options,
-                                     secrets.randbits(63), at, bots)
+                                     secrets.randbits(63), at, bots, deal=deal)
         table = Table.new(action)
         room = Room(table, journal, now=now)
         room._stage(table, action, lambda: None, at=at, first=True)
@@ -322,8 +379,14 @@ class Room:
 
     @property
     def watched(self) -> bool:
-        """True while any connection (seated or spectator) is open."""
-        return bool(self.connections)
+        """True while any connection (seated or spectator) is open, on this
+        process or another."""
+        return bool(self.connections) or self.remote_watchers > 0
+
+    def connected(self, seat: str) -> bool:
+        """True while the holder of ``seat`` is connected, to this process or
+        another (a computer player is not a connection)."""
+        return seat in self.seat_conn or seat in self.remote_seats
 
     @property
     def computer_only(self) -> bool:
@@ -344,9 +407,9 @@ class Room:
         if holder is None or holder.kind != "human" or holder.computer_plays:
             return False
         since = self.away_since.get(seat)
-        if seat in self.seat_conn or since is None or self.phase != "playing":
+        if self.connected(seat) or since is None or self.phase != "playing":
             return False
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         return now - since > self.handover_seconds
 
     # ---- the commit point ---------------------------------------------------------------
@@ -357,18 +420,106 @@ class Room:
         to ``conn`` with a fresh state and gives False; without ``conn`` it is
         raised."""
         async with self.lock:
-            if self._inflight is not None:
-                await asyncio.shield(self._inflight)
-            try:
-                action()
-                await self.commit()
-            except RoomError as exc:
-                self._pending = None
+            if self._pending is not None:
+                # The commit of an action whose caller was cancelled: let it
+                # finish first. Its refusal, if any, was that action's.
+                with contextlib.suppress(Exception):
+                    await self.commit()
+            conflict: Conflict | None = None
+            for attempt in range(CONFLICT_RETRIES + 1):
+                try:
+                    action()
+                    await self.commit()
+                except Conflict as exc:
+                    # Another process committed this version first: catch up
+                    # and judge the action again on the table it made (so
+                    # simultaneous moves of two seats both count).
+                    self._pending = None
+                    conflict = exc
+                    if await self._caught_up() and attempt < CONFLICT_RETRIES:
+                        continue
+                    error: RoomError = exc
+                except RoomError as exc:
+                    self._pending = None
+                    # Refused on the table another process made: the action
+                    # came too late (a double click sent to two processes).
+                    error = conflict if conflict is not None and exc.code != "unavailable" else exc
+                else:
+                    return True
                 if conn is None:
-                    raise
-                self.refuse(conn, exc)
+                    raise error
+                self.refuse(conn, error)
                 return False
-            return True
+            raise AssertionError("unreachable")  # pragma: no cover
+
+    async def sync(self, version: int | None = None) -> int:
+        """Under the lock, after any commit in flight: :meth:`catch_up`, if
+        the room is behind ``version`` (always when ``None``). What another
+        server process's commit of ``version`` calls (:mod:`app.bus`).
+        Returns how many versions were applied; raises ``StorageError``."""
+        async with self.lock:
+            if self._pending is not None:
+                with contextlib.suppress(Exception):
+                    await self.commit()
+            if self.closed or (version is not None and version <= self.version):
+                return 0
+            return await self.catch_up(suspect=version is not None)
+
+    async def _caught_up(self) -> bool:
+        """:meth:`catch_up`, False if that failed (the storage is unreachable)."""
+        try:
+            await self.catch_up()
+        except StorageError as exc:
+            log.error("room %s: cannot catch up with the storage: %s", self.id, exc)
+            return False
+        return not self.closed
+
+    async def catch_up(self, suspect: bool = True) -> int:
+        """Apply what other server processes committed since :attr:`version`,
+        read from the storage, one version at a time as if committed here
+        (each connection gets every version's state; ``on_commit`` is told).
+        Call it under the lock. Returns how many versions were applied. If
+        nothing is newer and ``suspect`` (the storage said there was), the
+        whole record is read: if it is shorter than the room (a storage that
+        lost its last writes) the room is rebuilt from it; if it is gone the
+        room is marked closed. Raises ``StorageError``."""
+        entries = await self.journal.since(self.id, self.version)
+        if not entries and suspect:
+            stored = await self.journal.load(self.id)
+            if stored is None or stored.meta.closed:
+                self.closed = True
+            elif stored.entries and stored.entries[-1].version < self.version:
+                log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
+                          " the storage", self.id, stored.entries[-1].version, self.version)
+                self.table = Table.replay(e.action for e in stored.entries)
+                self._after_remote()
+                return 1
+            return 0
+        applied = 0
+        for entry in entries:
+            if entry.version <= self.version:
+                continue
+            if entry.version != self.version + 1:
+                raise StorageError(f"room {self.id}: the stored record skips from version"
+                                   f" {self.version} to {entry.version}")
+            try:
+                self.table = self.table.apply(entry.action)
+            except (BadRecord, ValueError) as exc:
+                raise StorageError(f"room {self.id}: stored version {entry.version} does not apply:"
+                                   f" {exc}") from exc
+            applied += 1
+            self._after_remote()
+        return applied
+
+    def _after_remote(self) -> None:
+        """The live side of a version committed elsewhere: a connection here
+        whose seat has been freed no longer holds it; then everyone's state
+        and the computer players' poke, as after a commit here."""
+        for seat in [s for s in self.seat_conn if self.table.holder(s) is None]:
+            self._unsit(seat)
+        self.broadcast()
+        if self.on_commit is not None:
+            self.on_commit(self)
 
     def _stage(self, table: Table, action: Action, then: Callable[[], None], *,
                at: float | None = None, first: bool = False, quiet: bool = False) -> None:
@@ -389,36 +540,48 @@ class Room:
     async def commit(self) -> None:
         """Finish the change staged by the last action, if any: wait until it
         is durable, then apply it and tell everyone. Raises ``unavailable``
-        (nothing applied) if the write failed. If the caller is cancelled
-        meanwhile the commit still finishes (the next :meth:`act` waits for
-        it), so the room never falls behind what is stored."""
+        (nothing applied) if the write failed. The change is applied by a
+        callback of the write itself, so if the caller is cancelled meanwhile
+        it is applied all the same (and the next :meth:`act` waits for it):
+        the room never falls behind what is stored."""
         if self._pending is None:
             return
-        inflight = self._inflight = asyncio.ensure_future(self._finish())
-        inflight.add_done_callback(_retrieve)
-        try:
-            await asyncio.shield(inflight)
-        finally:
-            if inflight.done() and self._inflight is inflight:
-                self._inflight = None
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(done)
+        if not self._watching:
+            self._watching = True
+            asyncio.wrap_future(self._pending[0]).add_done_callback(self._written)
+        await done
 
-    async def _finish(self) -> None:
-        assert self._pending is not None
-        with contextlib.suppress(Exception):
-            await asyncio.wrap_future(self._pending[0])
-        self._settle()
+    def _written(self, write: asyncio.Future[None]) -> None:
+        """The staged write is done (durable, or failed): apply it or not, then
+        tell every waiter of :meth:`commit`."""
+        if not write.cancelled():
+            write.exception()  # seen: _settle reads the outcome
+        waiters, self._waiters, self._watching = self._waiters, [], False
+        error: RoomError | None = None
+        try:
+            self._settle()
+        except RoomError as exc:
+            error = exc
+        for waiter in waiters:
+            resolve(waiter, None, error)
 
     def _settle(self) -> None:
         assert self._pending is not None
         pending, table, then, quiet = self._pending
         self._pending = None
-        error = pending.exception()
+        error = (asyncio.CancelledError("the write was cancelled") if pending.cancelled()
+                 else pending.exception())
         if error is not None:
+            conflict = isinstance(error, StorageConflict)
             what = "a note" if table is None else f"version {table.version}"
-            log.error("room %s: %s was not saved: %s", self.id, what, error)
+            (log.info if conflict else log.error)("room %s: %s was not saved: %s", self.id, what, error)
             if quiet:
                 self.broadcast()
                 return
+            if conflict and table is not None:
+                raise Conflict(table.version)
             raise RoomError("unavailable", UNAVAILABLE)
         if table is None:
             then()
@@ -488,6 +651,8 @@ class Room:
             "spectators": self.spectators_view(),
             "chat": self.chat_view(),
             "room_options": dict(self.table.room_options),
+            "seeded": self.table.seeded,
+            "match_id": self.table.match_id if match.over else None,
         }
         if not secret_moves:
             common["log"] = log
@@ -537,7 +702,7 @@ class Room:
             if h.kind == "human":
                 view["stand_in_for"] = h.name
             return view
-        connected = seat in self.seat_conn
+        connected = self.connected(seat)
         view = {"seat": seat, "name": h.name, "kind": h.kind, "connected": connected}
         if self.may_hand_over(seat):
             view["handover"] = True
@@ -619,6 +784,8 @@ class Room:
         self.connections.add(conn)
         self.visited = True
         self.idle_since = None
+        if self.presence is not None:
+            self.presence.attached(self, conn)
         self.send_state(conn)
         for message in self.chat_log:
             conn.push(dump(message))
@@ -631,15 +798,18 @@ class Room:
         self.watch_names.pop(conn, None)
         self._chat_times.pop(conn, None)
         seat, conn.seat = conn.seat, None
-        if seat is not None and self.seat_conn.get(seat) is conn:
+        held = seat is not None and self.seat_conn.get(seat) is conn
+        if self.presence is not None:
+            self.presence.detached(self, conn, seat if held else None)
+        if seat is not None and held:
             del self.seat_conn[seat]
-            self.away_since[seat] = time.monotonic() if now is None else now
+            self.away_since[seat] = self.clock() if now is None else now
             self.away_at[seat] = time.time()
             self.broadcast()
         else:
             self._presence_changed()
         if not self.connections:
-            self.idle_since = time.monotonic() if now is None else now
+            self.idle_since = self.clock() if now is None else now
 
     def watch(self, conn: Connection, name: str | None) -> None:
         """``conn`` shows as ``name`` (already cleaned) while it watches, or
@@ -656,6 +826,8 @@ class Room:
         self.away_since.pop(seat, None)
         self.away_at.pop(seat, None)
         conn.seat = seat
+        if self.presence is not None:
+            self.presence.seated(self, conn, seat)
 
     def _forget_left(self, seat: str) -> None:
         self.left_names.pop(seat, None)
@@ -664,9 +836,10 @@ class Room:
         conn = self.seat_conn.pop(seat, None)
         if conn is not None:
             conn.seat = None
+            if self.presence is not None:
+                self.presence.unseated(self, conn, seat)
         self.away_since.pop(seat, None)
         self.away_at.pop(seat, None)
-        self._ready.discard(seat)
 
     # ---- seating ------------------------------------------------------------------------
     def join(self, conn: Connection, seat: str | None, name: str) -> None:
@@ -694,7 +867,6 @@ class Room:
         def then() -> None:
             self._sit(conn, seat)
             self._forget_left(seat)
-            self._ready.discard(seat)
             conn.push(dump(JoinedFrame(seat=seat, token=token)))
 
         self._apply({"t": "join", "seat": seat, "name": name, "token_hash": token_hash(token)}, then)
@@ -796,12 +968,12 @@ class Room:
     def _why_taken(self, seat: str, holder: SeatHolder, now: float | None) -> str:
         if holder.computer_plays:
             return f"seat {seat} is already played by a computer player"
-        if seat in self.seat_conn:
+        if self.connected(seat):
             return f"seat {seat} is taken by {holder.name}"
         if self.phase != "playing":
             return (f"seat {seat} is held by {holder.name}, who is away; a seat can be handed to a"
                     " computer player only in the middle of a deal")
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         since = self.away_since.get(seat)
         away = 0.0 if since is None else now - since
         return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"
@@ -928,7 +1100,7 @@ class Room:
                 raise RoomError("stale_version", stale_message) from None
             raise
         back = [s for s, h in table.holders
-                if h.stand_in and s in self.seat_conn
+                if h.stand_in and self.connected(s)
                 and (table.phase != "playing" or s not in self.game.to_move(table.match.state))]
         action = {"t": "move", "seat": seat, "move": move, "hand_back": back, **extra}
         self._stage(table.hand_back(back), action, lambda: None)
@@ -947,18 +1119,15 @@ class Room:
     # ---- between deals ------------------------------------------------------------------
     def _ready_marks(self) -> set[str]:
         """The seats whose people have said they are ready, between this deal
-        and the next (forgotten once a deal or a match is dealt)."""
-        key = (self.table.rematches, self.match.deal_number)
-        if key != self._ready_key:
-            self._ready_key = key
-            self._ready = set()
-        return self._ready
+        and the next (``Table.ready``: forgotten once a deal or a match is
+        dealt)."""
+        return set(self.table.ready)
 
     def _readiness(self, marks: set[str], now: float | None = None
                    ) -> tuple[list[str], list[str], list[str]]:
         """The held seats as ``(ready, missing, away)`` given ``marks``
         (see :class:`app.protocol.ReadyView`)."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         ready: list[str] = []
         missing: list[str] = []
         away: list[str] = []
@@ -967,7 +1136,7 @@ class Room:
                 ready.append(seat)
                 continue
             since = self.away_since.get(seat)
-            gone = (seat not in self.seat_conn and since is not None
+            gone = (not self.connected(seat) and since is not None
                     and now - since >= self.ready_away_seconds)
             (away if gone else missing).append(seat)
         return ready, missing, away
@@ -993,28 +1162,31 @@ class Room:
         return not missing and bool(people & marks)
 
     def ready(self, conn: Connection, version: int, phase: Phase | None = None) -> None:
-        """``conn``'s seat is ready to go on, on the state of ``version``
-        (``phase``: only in that phase, as the older ``next_deal`` and
-        ``rematch`` frames ask). When that makes the table ready
-        (:meth:`all_ready`), the next deal is dealt, or the next match in
-        ``match_over`` (version + 1); else everyone is told who is ready
-        (same version). Saying it again changes nothing and sends ``conn``
-        the state.
+        """``conn``'s seat is ready to go on, on the state of ``version``: a
+        ``ready`` action (version + 1), or, when that makes the table ready
+        (:meth:`all_ready`), the next deal (or the next match in
+        ``match_over``) at once instead. Saying it again changes nothing and
+        sends ``conn`` the state.
+
+        ``version`` may be any version since the deal ended (others' presses
+        and seating changes raise it meanwhile: the press was made on this
+        break's result), except with ``phase``, as the older ``next_deal`` and
+        ``rematch`` frames ask: only in that phase, on the current version.
 
         Raises ``not_seated``, ``not_playing`` (not between deals) or
-        ``stale_version`` (``version`` is not current), in that order."""
+        ``stale_version``, in that order."""
         seat = self._seated(conn)
         if self.phase not in BETWEEN_DEALS or (phase is not None and self.phase != phase):
             raise self._not_playing(phase or "deal_over")
-        self._check_current(version)
+        if phase is not None or not self.table.ended_at <= version <= self.version:
+            self._check_current(version)
         marks = self._ready_marks()
         if seat in marks or self.computer_plays(seat):
             self.send_state(conn)
         elif self.all_ready(marks | {seat}):
-            self._go_on(version)
+            self._go_on(self.version)
         else:
-            marks.add(seat)
-            self.broadcast()
+            self._apply({"t": "ready", "seat": seat})
 
     def go_on_if_ready(self, version: int | None = None, announce: bool = False) -> None:
         """Deal the next deal (or match) if the table is ready on the state of
@@ -1072,7 +1244,8 @@ class Room:
         self._check_current(version)
         # Always a fresh random seed: the seed of the match just ended is shown
         # to everyone, so nothing derived from it may deal the next one.
-        self._apply({"t": "rematch", "seed": secrets.randbits(63)})
+        self._apply({"t": "rematch", "seed": secrets.randbits(63), "match": new_match_id(),
+                     "began": time.time()})
 
     # ---- chat -------------------------------------------------------------------------
     def chat(self, conn: Connection, text: str, now: float | None = None) -> None:
@@ -1085,7 +1258,7 @@ class Room:
         spectator), then for a spectator ``not_seated`` (the room's
         ``spectator_chat`` option is off) or ``muted`` (a player has muted the
         spectators)."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         seat = conn.seat
         times = self._chat_times.setdefault(conn if seat is None else seat, deque())
         while times and now - times[0] >= CHAT_SECONDS:
@@ -1141,9 +1314,3 @@ class Room:
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """Compact JSON text, UTF-8 characters kept (C-accelerated)."""
-
-
-def _retrieve(task: asyncio.Future[None]) -> None:
-    """Mark a commit task's refusal as seen (its caller may have gone)."""
-    if not task.cancelled():
-        task.exception()

@@ -4,8 +4,8 @@
 * :class:`SecurityHeaders`: a strict Content-Security-Policy (no inline
   script or style, no framing), ``X-Content-Type-Options: nosniff`` and
   ``Referrer-Policy: no-referrer`` on every HTTP answer; ``Cache-Control:
-  no-store`` on room pages and ``no-cache`` (revalidate with the ETag) on
-  static files.
+  no-store`` on room and match pages (``/r/…``, ``/m/…``) and ``no-cache``
+  (revalidate with the ETag) on static files.
 * :class:`OriginCheck`: a browser may open the room websocket only from a
   page of this server (its ``Origin`` names the ``Host`` it connects to) or
   of an origin in ``CARDBOARD_ALLOWED_ORIGINS``; others get HTTP 403 at the
@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.limits import AddressLimits, BodyLimit, ConnectionLimit
+from app.limits import MAX_RECORD_BYTES, AddressLimits, BodyLimit, ConnectionLimit
 from app.settings import Settings
 
 CSP = ("default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
@@ -80,7 +80,7 @@ class SecurityHeaders:
 
 
 def _cache_control(path: str) -> bytes | None:
-    if path.startswith("/r/"):
+    if path.startswith(("/r/", "/m/")):
         return b"no-store"
     if path.startswith("/static/"):
         return b"no-cache"
@@ -152,5 +152,5 @@ def protect(app: FastAPI, settings: Settings) -> None:
                                        swagger_favicon_url="/static/img/favicon.svg")
 
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, larger={"/api/records": MAX_RECORD_BYTES})
     app.add_middleware(SecurityHeaders)

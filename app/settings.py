@@ -4,8 +4,10 @@
 ``CARDBOARD_ROOM_IDLE_HOURS`` and ``CARDBOARD_MAX_ROOMS`` bound the rooms kept
 in memory; ``CARDBOARD_BOT_*`` and ``CARDBOARD_HANDOVER_SECONDS`` tune the
 computer players (:mod:`app.bots`); ``CARDBOARD_AUTO_PASS_SECONDS`` and
-``CARDBOARD_READY_AWAY_SECONDS`` the table's own pauses. Tests build their own :class:`Settings`
-and pass it to ``app.main.create_app``.
+``CARDBOARD_READY_AWAY_SECONDS`` the table's own pauses; ``CARDBOARD_DATABASE``
+names the SQLite file, and ``CARDBOARD_REDIS_URL`` keeps rooms in Redis
+instead. Tests build their own :class:`Settings` and pass it to
+``app.main.create_app``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,13 @@ class Settings(BaseSettings):
       watched, shows a deal's result before starting the next deal or match.
     * ``bot_pool``: where computer players think: ``"process"`` (a pool of
       worker processes, the default: a search holds the GIL) or ``"thread"``.
-    * ``bot_workers``: size of that pool; 0 means one per CPU.
+    * ``bot_workers``: size of that pool; 0 means one per CPU. At most this
+      many searches run at once; the others queue, those of rooms where a
+      person plays first (:class:`app.bots.Thinker`).
+    * ``bot_rooms_per_address``: rooms with computer players in use (played,
+      watched or not opened yet: ``app.lobby.Lobby.computer_rooms``) that
+      one client address may have created; creating one more answers 429.
+    * ``bot_rooms``: the same for the whole server; one more answers 503.
     * ``handover_seconds``: a human disconnected for longer than this in the
       middle of a deal may have their seat handed to a computer player.
     * ``auto_pass_seconds``: when a person's only legal move is a pass, the
@@ -71,6 +79,11 @@ class Settings(BaseSettings):
       let in (``app.security``).
     * ``api_docs``: serve the interactive API docs at ``/api/docs`` (off by
       default: they load Swagger UI from a public CDN).
+    * ``redis_url``: when set (``redis://host:6379/0``), rooms are kept in this
+      Redis instead of ``database``, and every server process pointed at it
+      serves the same rooms (``docs/scaling.md``).
+    * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
+      that Redis (so that one Redis can serve other things too).
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -81,6 +94,8 @@ class Settings(BaseSettings):
     bot_between_deals: float = Field(default=5.0, ge=0)
     bot_pool: Literal["process", "thread"] = "process"
     bot_workers: int = Field(default=0, ge=0)
+    bot_rooms_per_address: int = Field(default=10, ge=1)
+    bot_rooms: int = Field(default=100, ge=1)
     handover_seconds: float = Field(default=120.0, ge=0)
     auto_pass_seconds: float = Field(default=1.5, ge=0)
     ready_away_seconds: float = Field(default=60.0, ge=0)
@@ -95,6 +110,13 @@ class Settings(BaseSettings):
     handshake_seconds: float = Field(default=10.0, gt=0)
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
     api_docs: bool = False
+    redis_url: str | None = None
+    redis_prefix: str = "cb:"
+
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
 
     @field_validator("games", mode="before")
     @classmethod

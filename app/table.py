@@ -15,6 +15,8 @@ version by one, so a room's actions are numbered by the version they produce:
 ``create``       the room (version 0): ``id``, ``game``, ``options``,
                  ``seed_option``, ``seed`` (the match seed: secret),
                  ``created`` (Unix seconds), ``bots`` (seat → level),
+                 ``match`` (the first match's id) and, for a deal played
+                 again, ``deal`` (``[deal seed, starter]``: the first deal),
                  ``room_options`` (:data:`ROOM_OPTIONS`; absent in older
                  records: the defaults)
 ``join``         ``seat``, ``name``, ``token_hash`` (SHA-256 of the token)
@@ -29,9 +31,19 @@ version by one, so a room's actions are numbered by the version they produce:
                  (seats handed back right after the move, possibly empty);
                  ``forced``: true for a pass the server played because it
                  was the seat's only legal move
+``ready``        ``seat``: its person is ready for the next deal (or match),
+                 between deals
 ``next_deal``    (nothing)
-``rematch``      ``seed``: the new match's seed (fresh random bits)
+``rematch``      ``seed``: the new match's seed (fresh random bits),
+                 ``match`` (its id) and ``began`` (Unix seconds)
 ===============  ==============================================================
+
+Every match of a room has an id of its own (``match`` in the action that
+begins it: :func:`new_match_id`), the address of its page once it is over
+(``/m/<id>``, ``docs/protocol.md``). It never reveals the room id, which
+grants a seat. Actions written before matches had ids replay with
+:func:`fallback_match_id`. ``deal`` and ``match`` are optional, so older
+records replay unchanged.
 
 Chat messages and other entries that do not change the game are no actions:
 they raise no version and are stored as notes (:mod:`app.storage`).
@@ -42,13 +54,16 @@ Nothing here does I/O; :mod:`app.rooms` checks actions and stores them
 
 from __future__ import annotations
 
+import base64
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+import re
+import secrets
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from engine.base import SEED_OPTION, Game, OptionError
-from engine.match import Match
+from engine.match import Match, MatchError
 from engine.registry import get_game
 
 Kind = Literal["human", "computer"]
@@ -59,6 +74,34 @@ Action = dict[str, Any]
 
 class BadRecord(ValueError):
     """Stored actions that do not rebuild a room (a damaged or foreign record)."""
+
+
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+"""What a match id looks like; anything else is no match, without a look-up."""
+
+
+def new_match_id() -> str:
+    """A fresh match id: 96 random bits, URL-safe (16 characters), unrelated
+    to the room id."""
+    return secrets.token_urlsafe(12)
+
+
+def fallback_match_id(room_id: str, number: int) -> str:
+    """The id of match ``number`` (0 for the first, 1 after the first
+    rematch, …) of a room whose actions carry no match id: 96 bits of a
+    SHA-256 of the room id, so as unguessable as the room id, which it does
+    not reveal."""
+    digest = hashlib.sha256(f"cardboard match {number} of {room_id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:12]).decode()
+
+
+def match_id_of(room_id: str, action: Action, number: int) -> str | None:
+    """The id of the match that ``action`` begins (a ``create`` or a
+    ``rematch`` action: match ``number`` of room ``room_id``), else ``None``."""
+    if action.get("t") not in ("create", "rematch"):
+        return None
+    given = action.get("match")
+    return str(given) if given else fallback_match_id(room_id, number)
 
 
 def token_hash(token: str) -> str:
@@ -142,11 +185,14 @@ def game_options(raw: Mapping[str, Any]) -> dict[str, Any]:
 def check_room_options(game: Game, raw: Mapping[str, Any]
                        ) -> tuple[dict[str, Any], int | None, dict[str, bool]]:
     """The game's checked options (defaults filled in, seed excluded), the
-    ``seed`` option (``None`` if absent or null) and the room's settings
-    (:data:`ROOM_OPTIONS`, defaults filled in). Raises ``OptionError`` naming
-    an unknown option or a bad value."""
+    ``seed`` option (``None`` if absent or null; a whole number, or its decimal
+    digits as a string) and the room's settings (:data:`ROOM_OPTIONS`,
+    defaults filled in). Raises ``OptionError`` naming an unknown option or a
+    bad value."""
     options = game.check_options(game_options(raw))
     seed = raw.get("seed")
+    if isinstance(seed, str) and re.fullmatch(r"\d{1,19}", seed.strip()):
+        seed = int(seed)  # digits as text: a browser's numbers cannot hold every seed exactly
     settings = {o.name: o.check(raw[o.name]) if o.name in raw else o.default for o in ROOM_OPTIONS}
     return options, None if seed is None else SEED_OPTION.check(seed), settings
 
@@ -181,9 +227,13 @@ class Table:
     order (free seats absent); ``moved_at`` pairs a seat with the version its
     last accepted move produced (this match); ``deal_started`` is the version
     at which the current deal was dealt; ``log`` is this deal's moves as
-    ``(seat, move, sentence)``; ``created`` is Unix seconds;
-    ``room_options`` the room's settings (:data:`ROOM_OPTIONS`) as sorted
-    pairs.
+    ``(seat, move, sentence)``; ``created`` is Unix seconds. ``match_id`` is
+    the id of the match in play, ``began`` when it began (Unix seconds;
+    ``None`` for a rematch stored before rematches noted it).
+    ``room_options`` are the room's settings (:data:`ROOM_OPTIONS`) as sorted
+    pairs. Between deals, ``ready`` holds the seats whose people have said
+    they are ready (in seat order) and ``ended_at`` is the version whose move
+    ended the last deal (-1 before any).
     """
 
     id: str
@@ -198,23 +248,42 @@ class Table:
     deal_started: int = 0
     rematches: int = 0
     log: tuple[tuple[str, str, str], ...] = ()
+    match_id: str = ""
+    began: float | None = None
     room_options: tuple[tuple[str, bool], ...] = ()
+    ready: tuple[str, ...] = ()
+    ended_at: int = -1
 
     # ---- making ---------------------------------------------------------------------------
     @staticmethod
     def create_action(room_id: str, game_id: str, raw_options: Mapping[str, Any], seed: int,
-                      created: float, bots: Mapping[str, str] | None = None) -> Action:
+                      created: float, bots: Mapping[str, str] | None = None, *,
+                      match_id: str | None = None, deal: tuple[int, str] | None = None) -> Action:
         """The ``create`` action of a new room, its options checked. Raises
-        ``KeyError`` for an unknown game, ``OptionError`` for a bad option or
-        computer seat (messages name them). ``seed`` is the match seed, used
-        unless the options fix one; ``bots`` maps seats to computer levels."""
+        ``KeyError`` for an unknown game, ``OptionError`` for a bad option,
+        computer seat or deal (messages name them). ``seed`` is the match
+        seed, used unless the options fix one; ``bots`` maps seats to
+        computer levels; ``match_id`` is the first match's id (fresh if
+        ``None``). ``deal`` (``(deal seed, starter)``) makes the first deal
+        that deal again: the same layout and the same starter
+        (:meth:`engine.match.Match.new_from_deal`), later deals from the
+        match seed."""
         game = get_game(game_id)
         options, seed_option, settings = check_room_options(game, raw_options)
         if bots:
             computer_seats(game.seats(options), list(bots), "")
-        return {"t": "create", "id": room_id, "game": game_id, "options": options,
-                "seed_option": seed_option, "seed": seed if seed_option is None else seed_option,
-                "created": created, "bots": dict(bots or {}), "room_options": settings}
+        action: Action = {
+            "t": "create", "id": room_id, "game": game_id, "options": options,
+            "seed_option": seed_option, "seed": seed if seed_option is None else seed_option,
+            "created": created, "bots": dict(bots or {}), "match": match_id or new_match_id(),
+            "room_options": settings}
+        if deal is not None:
+            try:
+                Match.new_from_deal(game_id, options, int(deal[0]), str(deal[1]), 0)
+            except MatchError as exc:
+                raise OptionError(f"deal: {exc}") from None
+            action["deal"] = [int(deal[0]), str(deal[1])]
+        return action
 
     @staticmethod
     def new(action: Action) -> Table:
@@ -228,31 +297,50 @@ class Table:
         computer_seats(seats, list(bots), "")
         holders = tuple((s, SeatHolder(computer_name(i, bots[s]), None, "computer", bots[s]))
                         for i, s in enumerate(seats) if s in bots)
-        match = Match.new(action["game"], options, int(action["seed"]))
+        deal = action.get("deal")
+        if deal:
+            match = Match.new_from_deal(action["game"], options, int(deal[0]), str(deal[1]),
+                                        int(action["seed"]))
+        else:
+            match = Match.new(action["game"], options, int(action["seed"]))
         seed_option = action.get("seed_option")
-        return Table(str(action["id"]), action["game"], tuple(sorted(options.items())),
-                     None if seed_option is None else int(seed_option), float(action["created"]),
-                     match, holders, room_options=tuple(sorted(settings.items())))
+        room_id, created = str(action["id"]), float(action["created"])
+        return Table(room_id, action["game"], tuple(sorted(options.items())),
+                     None if seed_option is None else int(seed_option), created, match, holders,
+                     match_id=match_id_of(room_id, action, 0) or "", began=created,
+                     room_options=tuple(sorted(settings.items())))
 
     @staticmethod
     def replay(actions: Iterable[Action]) -> Table:
         """The table that ``actions`` (``create`` first) build. Raises
         :class:`BadRecord` if they do not rebuild a room."""
+        last = None
+        for table in Table.replay_steps(actions):
+            last = table
+        assert last is not None  # replay_steps refuses an empty record
+        return last
+
+    @staticmethod
+    def replay_steps(actions: Iterable[Action]) -> Iterator[Table]:
+        """The table after each of ``actions`` (``create`` first), in order.
+        Raises :class:`BadRecord` (when it reaches it) if they do not rebuild
+        a room."""
         it = iter(actions)
         try:
             first = next(it)
             if first.get("t") != "create":
                 raise BadRecord("a room's record must begin with its creation")
             table = Table.new(first)
+            yield table
             for action in it:
                 table = table.apply(action)
+                yield table
         except BadRecord:
             raise
         except StopIteration:
             raise BadRecord("the room's record is empty") from None
         except (KeyError, ValueError, TypeError) as exc:
             raise BadRecord(f"the room's record does not replay: {exc}") from exc
-        return table
 
     # ---- derived --------------------------------------------------------------------------
     @property
@@ -301,6 +389,13 @@ class Table:
         return len(self.holders) == len(self.seats) and all(
             h.kind == "computer" for _, h in self.holders)
 
+    @property
+    def seeded(self) -> bool:
+        """True when the match in play was not dealt from fresh random bits:
+        the room was created with a chosen ``seed`` option or with a deal
+        played again. A rematch is always dealt at random."""
+        return self.rematches == 0 and (self.seed_option is not None or bool(self.match.given))
+
     def last_move_of(self, seat: str) -> int:
         """The version ``seat``'s last accepted move of this match produced, or -1."""
         for s, v in self.moved_at:
@@ -330,12 +425,22 @@ class Table:
         return replace(self, holders=tuple((s, held[s]) for s in self.seats if s in held))
 
     def _join(self, a: Action) -> Table:
-        return self._with_holder(a["seat"], SeatHolder(str(a["name"]), str(a["token_hash"])))
+        seat = a["seat"]
+        table = self._with_holder(seat, SeatHolder(str(a["name"]), str(a["token_hash"])))
+        return replace(table, ready=tuple(s for s in self.ready if s != seat))
 
     def _leave(self, a: Action) -> Table:
         seat = a["seat"]
         return replace(self._with_holder(seat, None),
-                       moved_at=tuple((s, v) for s, v in self.moved_at if s != seat))
+                       moved_at=tuple((s, v) for s, v in self.moved_at if s != seat),
+                       ready=tuple(s for s in self.ready if s != seat))
+
+    def _ready(self, a: Action) -> Table:
+        seat = str(a["seat"])
+        if self.holder(seat) is None:
+            raise BadRecord(f"seat {seat[:20]!r} is free: nobody there to be ready")
+        marked = {*self.ready, seat}
+        return replace(self, ready=tuple(s for s in self.seats if s in marked))
 
     _remove_bot = _leave
 
@@ -368,34 +473,39 @@ class Table:
 
     def _move(self, a: Action) -> Table:
         seat, move = str(a["seat"]), str(a["move"])
-        text = describe(self.game, self.match, seat, move)
+        text = describe(self.game, self.match.state, seat, move)
         if a.get("forced"):
             text = f"{text} (played by the server: no other move)"
         match = self.match.play(seat, move)
         moved = (*((s, v) for s, v in self.moved_at if s != seat), (seat, self.version))
-        table = replace(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)))
+        table = replace(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)),
+                        ended_at=self.version if match.deal_over else self.ended_at)
         return table.hand_back(a.get("hand_back") or ())
 
     def _next_deal(self, a: Action) -> Table:
-        return replace(self, match=self.match.next_deal(), deal_started=self.version, log=())
+        return replace(self, match=self.match.next_deal(), deal_started=self.version, log=(), ready=())
 
     def _rematch(self, a: Action) -> Table:
         match = Match.new(self.game_id, dict(self.options), int(a["seed"]))
-        return replace(self, match=match, deal_started=self.version, log=(), moved_at=(),
-                       rematches=self.rematches + 1)
+        number = self.rematches + 1
+        began = a.get("began")
+        return replace(self, match=match, deal_started=self.version, log=(), moved_at=(), ready=(),
+                       rematches=number, match_id=match_id_of(self.id, a, number) or "",
+                       began=None if began is None else float(began))
 
 
-def describe(game: Game, match: Match, seat: str, move: str) -> str:
-    """The log sentence of ``seat`` playing ``move`` in the deal in play (the
-    seat and the move if the game cannot say it)."""
+def describe(game: Game, state: Any, seat: str, move: str) -> str:
+    """The log sentence of ``seat`` playing ``move`` on ``state`` (the seat
+    and the move if the game cannot say it)."""
     try:
-        return game.describe(match.state, seat, move)
+        return game.describe(state, seat, move)
     except Exception:
         return f"{seat}: {move}"
 
 
 _STEPS = {
     "join": Table._join,
+    "ready": Table._ready,
     "new_token": Table._new_token,
     "leave": Table._leave,
     "add_bot": Table._add_bot,

@@ -136,7 +136,8 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {"CARDBOARD_BOT_SECONDS": args.bot_seconds, "CARDBOARD_BOT_POOL": args.pool,
-           "CARDBOARD_BOT_BETWEEN_DEALS": "0.5"}
+           "CARDBOARD_BOT_BETWEEN_DEALS": "0.5",
+           "CARDBOARD_BOT_ROOMS_PER_ADDRESS": str(max(10, args.rooms))}  # all from this one address
     server = start_server(port, env)
     try:
         idle = asyncio.run(round_trips(base, args.moves))

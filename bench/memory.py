@@ -18,7 +18,12 @@ deal when one ends), and then measures what the match keeps alive:
   before, so that the caches all matches share are warm; what they still
   add is shared out among the ten).
 
-Usage: ``python bench/memory.py [--moves 20] [game-id ...]``
+Then it holds ``--rooms`` matches (default 1,250, as many as the load
+test's rooms) of each game at once and prints how many objects the collector
+tracks in the whole process and how long a full collection takes (CPU
+time, best of three).
+
+Usage: ``python bench/memory.py [--moves 20] [--rooms 1250] [game-id ...]``
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import argparse
 import gc
 import random
 import sys
+import time
 import tracemalloc
 import types
 from pathlib import Path
@@ -113,16 +119,43 @@ def measure(game_id: str, moves: int, matches: int = 10) -> tuple[int, int, int,
     return tracked, count, size, traced // matches
 
 
+def full_collection(game_id: str, moves: int, rooms: int) -> tuple[int, float]:
+    """With ``rooms`` matches of ``game_id`` alive (``moves`` random moves
+    each): the objects the collector tracks in the whole process, and the
+    best of three full collections in milliseconds of CPU time."""
+    kept = [played(game_id, k, moves) for k in range(rooms)]
+    gc.collect()
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        gc.collect()
+        best = min(best, time.process_time() - start)
+    tracked = len(gc.get_objects())
+    del kept
+    return tracked, best * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games_ids", nargs="*", metavar="game-id", help="games (default: all)")
     parser.add_argument("--moves", type=int, default=20, help="random moves played")
+    parser.add_argument("--rooms", type=int, default=1250,
+                        help="matches held at once for the full-collection timing (0: skip)")
     args = parser.parse_args()
     print(f"one match after {args.moves} random moves")
     print(f"{'game':<20}{'objects':>9}{'all objects':>13}{'bytes':>9}{'traced':>9}")
-    for gid in args.games_ids or list(GAMES):
+    ids = args.games_ids or list(GAMES)
+    for gid in ids:
         tracked, count, size, traced = measure(gid, args.moves)
         print(f"{gid:<20}{tracked:>9}{count:>13}{size:>9,}{traced:>9,}")
+    if args.rooms:
+        gc.collect()
+        base = len(gc.get_objects())
+        print(f"{args.rooms} matches alive at once: tracked objects in the process"
+              f" ({base:,} without them) and a full collection")
+        for gid in ids:
+            tracked, ms = full_collection(gid, args.moves, args.rooms)
+            print(f"{gid:<20}{tracked:>9,} objects {ms:>8.1f} ms")
 
 
 if __name__ == "__main__":

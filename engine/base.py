@@ -339,6 +339,16 @@ class Game(ABC, Generic[S]):
         """Everything ``seat`` may know of the state, JSON-safe; ``None`` is a
         spectator. The only way hidden information leaves the engine."""
 
+    def revealed_view(self, state: S) -> JSON:
+        """The view of ``state`` in a review of its deal once that deal is
+        over: what a spectator sees, plus whatever the deal kept hidden that
+        its end lets everyone know (the record of a finished deal holds its
+        seed, from which every card follows). The same fields as
+        :meth:`view`. Default: the spectator's view, for games that hide
+        nothing a spectator may not see at the end. Only for states of a
+        finished deal: never sent while the deal is in play."""
+        return self.view(state, None)
+
     def public_move(self, state: S, seat: str, move: str, viewer: str | None) -> str | None:
         """How a move already played in this deal by ``seat`` shows to
         ``viewer`` (``None``: a spectator) now that the deal is at ``state``:

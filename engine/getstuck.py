@@ -148,20 +148,32 @@ class GetStuckState:
         return None if self.moves else self.mover
 
 
+_OTHER, _NUMERAL, _COURT, _DOWN = 0, 1, 2, 3
+_KIND: dict[str, dict[str, int]] = {
+    suits: {GAP: _OTHER} | {
+        c: (_COURT if c[0] in "JQK" else _NUMERAL) if c[1] in suits else _OTHER for c in DECK_48
+    } | {FACE_DOWN[c]: _DOWN for c in DECK_48}
+    for suits in set(SEAT_SUITS.values())
+}
+"""For a seat's suits: each layout token → what it is to that seat (a card
+of its own, numeral or court; another face-up card; a face-down card)."""
+
+
 def _reach(cells: tuple[str, ...], rays: tuple[tuple[int, ...], ...], suits: str) -> list[int]:
     """Squares along ``rays`` holding a face-up card of ``suits`` that may move
     to the rays' origin: a numeral may not pass a face-down card, a court may
     (ruling 3)."""
+    kind = _KIND[suits]
     out = []
     for ray in rays:
         blocked = False
         for i in ray:
-            c = cells[i]
-            if c[1] in suits:
-                if not blocked or c[0] in "JQK":
+            k = kind[cells[i]]
+            if k:
+                if k == _DOWN:
+                    blocked = True
+                elif k == _COURT or not blocked:
                     out.append(i)
-            elif c.islower():
-                blocked = True
     return out
 
 
@@ -331,6 +343,10 @@ class _GetStuckBase(Game[GetStuckState]):
             raise ValueError("a Get Stuck layout has exactly one gap '..'")
         if sorted(t.upper() for t in cells if t != GAP) != sorted(DECK_48):
             raise ValueError("a Get Stuck layout holds the 48 cards without Tens, each once")
+        for tok in cells:
+            if tok not in TOKEN:
+                raise ValueError(f"bad card token {tok!r}: face up in capitals (QH), face down"
+                                 " in small letters (qh)")
         extra = set(header) - {"game", "turn", "last"} - ({"indicators"} if self.four else set())
         if extra:
             raise ValueError(f"unknown header key {sorted(extra)[0]!r}")
@@ -349,7 +365,7 @@ class _GetStuckBase(Game[GetStuckState]):
             if not any(ind):
                 raise ValueError("the deal ends as soon as one partnership has both indicators down")
         return GetStuckState(
-            tuple(TOKEN.get(t, t) for t in cells),
+            tuple(TOKEN[t] for t in cells),
             cells.index(GAP),
             seats.index(header["turn"]),
             ind,

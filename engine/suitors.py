@@ -670,6 +670,18 @@ class Suitors(Game[SuitorsState]):
             v["revealable"] = [names[q] for q in state.region(me).revealable]
         return v
 
+    def revealed_view(self, state: SuitorsState) -> JSON:
+        """The spectator's view with every card shown, for a review of a
+        finished game: ``cells`` hold each face-down card in lower case
+        (``"9h"``: still face down, its face known) instead of ``??``, and
+        ``aside_cards`` lists the set-aside cards (upper case, in the order
+        dealt). Only for a game that is over (``docs/notation/suitors.md``,
+        "The revealed view")."""
+        v = self.view(state, None)
+        v["cells"] = list(state.cells)
+        v["aside_cards"] = list(state.aside)
+        return v
+
     # ---- text -----------------------------------------------------------------------
     def to_text(self, state: SuitorsState) -> str:
         """The full, secret position: face-down cards in lower case and the

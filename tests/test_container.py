@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -39,3 +40,37 @@ def test_compose_file_is_valid() -> None:
     )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "8000" in res.stdout and "cardboard" in res.stdout
+
+
+def test_scale_compose_file_runs_redis_replicas_and_nginx() -> None:
+    res = subprocess.run(
+        [_tool("docker-compose"), "-f", str(ROOT / "docker-compose.scale.yml"), "config", "--format",
+         "json"], capture_output=True, text=True, cwd=ROOT,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    services = json.loads(res.stdout)["services"]
+    assert set(services) == {"redis", "cardboard", "nginx"}
+    redis = services["redis"]
+    assert redis["image"].startswith("redis:")
+    assert redis["command"][:5] == ["redis-server", "--appendonly", "yes", "--appendfsync", "everysec"]
+    assert redis["healthcheck"]["test"][-1] == "ping"
+    app = services["cardboard"]
+    assert app["environment"]["CARDBOARD_REDIS_URL"].startswith("redis://redis:")
+    assert app["deploy"]["replicas"] >= 2 and "ports" not in app
+    assert app["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert services["nginx"]["ports"][0]["published"] == "8000"
+    # The plain compose file stays one container on SQLite.
+    plain = subprocess.run([_tool("docker-compose"), "-f", str(ROOT / "docker-compose.yml"), "config",
+                            "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    assert plain.returncode == 0, plain.stderr
+    one = json.loads(plain.stdout)["services"]
+    assert list(one) == ["cardboard"] and "CARDBOARD_REDIS_URL" not in one["cardboard"]["environment"]
+
+
+def test_nginx_config_forwards_websockets() -> None:
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "proxy_set_header Upgrade $http_upgrade;" in text
+    assert "proxy_set_header Connection $connection_upgrade;" in text
+    assert "proxy_http_version 1.1;" in text
+    assert "proxy_read_timeout 3600s;" in text
+    assert "server cardboard:8000" in text

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from app.storage.base import (
     Entry,
+    MatchRef,
     Note,
     RoomMeta,
     Storage,
@@ -20,13 +21,19 @@ from app.storage.sqlite import SqliteStorage
 if TYPE_CHECKING:
     from app.settings import Settings
 
-__all__ = ["Entry", "MemoryStorage", "Note", "RoomMeta", "SqliteStorage", "Storage", "StorageConflict",
+__all__ = ["Entry", "MatchRef", "MemoryStorage", "Note", "RoomMeta", "SqliteStorage", "Storage",
+           "StorageConflict",
            "StorageError", "StoredRoom", "make_storage"]
 
 
 def make_storage(settings: Settings) -> Storage:
-    """The storage ``settings`` ask for: SQLite at ``settings.database``, or
-    memory for ``":memory:"`` (not opened yet: call ``open()``)."""
+    """The storage ``settings`` ask for: Redis at ``settings.redis_url`` if
+    set, else SQLite at ``settings.database``, or memory for ``":memory:"``
+    (not opened yet: call ``open()``)."""
+    if settings.redis_url:
+        from app.storage.redis import RedisStorage
+
+        return RedisStorage(settings.redis_url, settings.redis_prefix)
     if settings.database == ":memory:":
         return MemoryStorage()
     return SqliteStorage(settings.database)

@@ -5,6 +5,13 @@ A room is kept as its *record*: the actions that built it, in version order
 rebuilding the room (its game, phase and times). Appending an action is the
 only write a move costs; a room is rebuilt by replaying its record.
 
+Every backend also keeps an index of the room's *matches*: the id of each
+``create`` and ``rematch`` action (:func:`app.table.match_id_of`) leads to
+the room and the match's number in it (:meth:`Storage.find_match`), so that a
+finished match's page (``/m/<id>``) finds its room without the room id. An
+entry is indexed in the same write that stores its action, and forgotten
+with its room.
+
 Beside its record a room keeps *notes*: entries that do not change the game
 and raise no version (a chat message, a player muting the spectators' chat).
 Each note has a ``kind``; loading a room gives the last :data:`NOTES_KEPT`
@@ -12,7 +19,7 @@ notes of each kind.
 
 Three backends implement :class:`Storage`: :mod:`app.storage.memory` (tests,
 ``CARDBOARD_DATABASE=:memory:``), :mod:`app.storage.sqlite` (the default) and,
-with ``CARDBOARD_REDIS_URL``, a Redis one. Every method may raise
+with ``CARDBOARD_REDIS_URL``, :mod:`app.storage.redis`. Every method may raise
 :class:`StorageError`; the room then refuses the action with the error code
 ``unavailable`` and applies nothing (``docs/protocol.md``).
 
@@ -27,7 +34,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.table import Action, Phase
+from app.table import Action, Phase, match_id_of
 
 Pending = concurrent.futures.Future[None] | asyncio.Future[None]
 """A write under way: done once it is durable (or failed with
@@ -125,6 +132,22 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchRef:
+    """Where a match is kept: the ``room`` that played it and its ``number``
+    among the room's matches (0 for the first, 1 after the first rematch, …)."""
+
+    room: str
+    number: int
+
+
+def match_index(room_id: str, entry: Entry, number: int) -> str | None:
+    """The match id under which a backend indexes ``entry`` of room
+    ``room_id``, when ``number`` matches of the room are indexed already
+    (``None`` for an action that begins no match)."""
+    return match_id_of(room_id, entry.action, number)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredRoom:
     """A room as stored: its meta, its record (entries in version order) and
     its notes (the last :data:`NOTES_KEPT` of each kind, oldest first)."""
@@ -170,7 +193,18 @@ class Storage(Protocol):
 
     async def load(self, room_id: str) -> StoredRoom | None:
         """The room's meta, whole record and last notes, or ``None`` if no
-        such room is kept."""
+        such room is kept; a closed room (kept as history) is loaded too."""
+        ...
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        """Where the match with this id is kept (see the module docstring),
+        or ``None`` if no kept room played it."""
+        ...
+
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        """The room's entries after ``version``, in version order (empty if
+        there are none, or no such room): what another process committed
+        since this one last applied ``version``."""
         ...
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
@@ -200,6 +234,17 @@ class Storage(Protocol):
         ``skip`` (rooms live in this process) are left alone. Returns the ids
         deleted or closed."""
         ...
+
+
+def resolve(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    """Give ``future`` its ``result``, or ``error`` if not ``None``, unless it
+    is done already (its waiter has given up)."""
+    if future.done():
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
 
 
 def meta_json(meta: RoomMeta) -> dict[str, Any]:

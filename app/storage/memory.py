@@ -10,12 +10,14 @@ from dataclasses import replace
 from app.storage.base import (
     NOTES_KEPT,
     Entry,
+    MatchRef,
     Note,
     Pending,
     RoomMeta,
     StorageConflict,
     StorageError,
     StoredRoom,
+    match_index,
 )
 
 
@@ -41,6 +43,8 @@ class MemoryStorage:
         self._meta: dict[str, RoomMeta] = {}
         self._entries: dict[str, list[Entry]] = {}
         self._notes: dict[str, list[Note]] = {}
+        self._matches: dict[str, MatchRef] = {}
+        self._room_matches: dict[str, list[str]] = {}
         self.fail: Exception | None = None
 
     def _check(self) -> None:
@@ -60,7 +64,16 @@ class MemoryStorage:
                 raise StorageConflict(f"room {meta.id} exists already")
             self._meta[meta.id] = meta
             self._entries[meta.id] = [first]
+            self._room_matches[meta.id] = []
+            self._index(meta.id, first)
         return _done(write)
+
+    def _index(self, room_id: str, entry: Entry) -> None:
+        ids = self._room_matches[room_id]
+        match_id = match_index(room_id, entry, len(ids))
+        if match_id is not None:
+            self._matches[match_id] = MatchRef(room_id, len(ids))
+            ids.append(match_id)
 
     def append(self, meta: RoomMeta, entry: Entry) -> Pending:
         def write() -> None:
@@ -71,6 +84,7 @@ class MemoryStorage:
                                       " the record")
             old = self._meta[meta.id]
             entries.append(entry)
+            self._index(meta.id, entry)
             self._meta[meta.id] = replace(
                 meta, seen=old.seen, opened=old.opened or meta.opened,
                 finished=meta.finished if meta.finished is not None else old.finished)
@@ -97,6 +111,12 @@ class MemoryStorage:
                 kept.append(n)
         return StoredRoom(meta, tuple(self._entries[room_id]), tuple(reversed(kept)))
 
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        return self._matches.get(match_id)
+
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        return [e for e in self._entries.get(room_id, ()) if e.version > version]
+
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         meta = self._meta.get(room_id)
         if meta is not None:
@@ -115,6 +135,8 @@ class MemoryStorage:
             del self._meta[meta.id]
             del self._entries[meta.id]
             self._notes.pop(meta.id, None)
+            for match_id in self._room_matches.pop(meta.id, []):
+                self._matches.pop(match_id, None)
 
     async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:
         return [m for m in self._meta.values() if closed is None or m.closed == closed]

@@ -6,11 +6,25 @@ disk. Calls queue a job and await its future. The thread takes every job
 waiting at once and runs them in one transaction (a *group commit*: one
 fsync for all the moves that arrived together), each job under its own
 savepoint so that one failing job fails alone. A write's future resolves only
-after its transaction is committed (``synchronous=FULL``: on disk, so neither
-``kill -9`` nor a power cut loses an acknowledged action).
+after its transaction is committed.
+
+**What a crash can lose.** By default the file is written with
+``synchronous=NORMAL``: a commit is in the write-ahead log, in the operating
+system's hands, when its future resolves, so ``kill -9`` (or any end of the
+server process) loses no acknowledged action. The log is synced to the disk
+at most :data:`SYNC_SECONDS` after a commit (a checkpoint, which SQLite
+precedes by a sync) and whenever SQLite checkpoints on its own, so a power
+cut or a crash of the whole machine can lose the actions acknowledged in
+the last second or so, never more, and never leaves a damaged file: the
+server comes back at a slightly older state. ``synchronous="FULL"`` loses
+nothing even then, at the price of one sync per commit: a few milliseconds
+on every move's round trip on ordinary disks (``bench/storage.py``).
 
 The schema has a version (``PRAGMA user_version``); :data:`MIGRATIONS` bring
 an older file up to date at start, and a file newer than this code is refused.
+Version 2 adds the index of matches (``matches``: match id → room and number),
+filled for the rooms already kept from their ``create`` and ``rematch``
+actions.
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ import os
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,19 +45,51 @@ from typing import Any, TypeVar
 from app.storage.base import (
     NOTES_KEPT,
     Entry,
+    MatchRef,
     Note,
     Pending,
     RoomMeta,
     StorageConflict,
     StorageError,
     StoredRoom,
+    match_index,
+    resolve,
 )
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+def _index_stored_matches(conn: sqlite3.Connection) -> None:
+    """Migration 2: index the matches of the rooms kept already (their
+    actions carry no match id: :func:`app.table.fallback_match_id`)."""
+    rows = conn.execute(
+        "SELECT room, version, at, action FROM actions"
+        " WHERE json_extract(action, '$.t') IN ('create', 'rematch') ORDER BY room, version")
+    counts: dict[str, int] = {}
+    for room_id, version, at, text in rows.fetchall():
+        _index(conn, room_id, Entry.parse(version, at, text), counts.get(room_id, 0))
+        counts[room_id] = counts.get(room_id, 0) + 1
+
+
+def _index(conn: sqlite3.Connection, room_id: str, entry: Entry, number: int | None = None) -> None:
+    """Index ``entry`` if it begins a match (``number``: the room's matches
+    indexed already, counted if not given)."""
+    if entry.action.get("t") not in ("create", "rematch"):
+        return
+    if number is None:
+        number = int(conn.execute("SELECT count(*) FROM matches WHERE room = ?",
+                                  (room_id,)).fetchone()[0])
+    match_id = match_index(room_id, entry, number)
+    if match_id is not None:
+        conn.execute("INSERT OR REPLACE INTO matches (id, room, number) VALUES (?,?,?)",
+                     (match_id, room_id, number))
+
+
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration step: an SQL statement, or a function run on the connection."""
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: rooms and their actions.
     (
         """CREATE TABLE rooms (
@@ -67,16 +114,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (room, version)
         ) WITHOUT ROWID""",
     ),
-    # 2: notes (chat and the like), which raise no version.
+    # 2: the index of matches.
     (
-        """CREATE TABLE notes (
+        """CREATE TABLE matches (
+            id TEXT PRIMARY KEY,
+            room TEXT NOT NULL,
+            number INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX matches_room ON matches (room)",
+        _index_stored_matches,
+    ),
+    # 3: notes (chat and the like), which raise no version.
+    (
+        """CREATE TABLE room_notes (
             n INTEGER PRIMARY KEY AUTOINCREMENT,
             room TEXT NOT NULL,
             kind TEXT NOT NULL,
             at REAL NOT NULL,
             data TEXT NOT NULL
         )""",
-        "CREATE INDEX notes_room ON notes (room, kind, n)",
+        "CREATE INDEX room_notes_room ON room_notes (room, kind, n)",
     ),
 )
 """The schema, one tuple of statements per version: ``MIGRATIONS[k]`` takes a
@@ -87,15 +144,25 @@ SCHEMA_VERSION = len(MIGRATIONS)
 BATCH = 512
 """Jobs run in one transaction at most."""
 
+SYNC_SECONDS = 1.0
+"""With ``synchronous=NORMAL``, the longest a commit waits before the log is
+synced to the disk: what a power cut can lose."""
+
 _COLUMNS = "id, game, created, updated, seen, version, phase, opened, finished, closed, computer_only"
 
 
 class _Job:
     __slots__ = ("fn", "future")
 
-    def __init__(self, fn: Callable[[sqlite3.Connection], Any]) -> None:
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any],
+                 future: asyncio.Future[Any] | concurrent.futures.Future[Any]) -> None:
         self.fn = fn
-        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.future = future
+
+
+class _Redo(Exception):
+    """A job of a transaction without savepoints failed: run them again, each
+    under its own savepoint."""
 
 
 _STOP = object()
@@ -110,14 +177,19 @@ def _meta(row: tuple[Any, ...]) -> RoomMeta:
 
 class SqliteStorage:
     """:class:`app.storage.base.Storage` in the SQLite file at ``path`` (its
-    directory is made if missing)."""
+    directory is made if missing), written with SQLite's ``synchronous``
+    level: ``"NORMAL"`` (synced within :data:`SYNC_SECONDS`) or ``"FULL"``
+    (synced at every commit); see the module docstring."""
 
     name = "sqlite"
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], synchronous: str = "NORMAL") -> None:
         self.path = Path(path)
+        self.synchronous = synchronous
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._outbox: list[_Job] = []
+        self._flush_loop: asyncio.AbstractEventLoop | None = None
         self.commits = 0
         """Transactions committed so far (each may hold many writes)."""
 
@@ -152,7 +224,7 @@ class SqliteStorage:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StorageError(f"{where} cannot use write-ahead logging (journal mode {mode})")
-            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StorageError(
@@ -162,7 +234,10 @@ class SqliteStorage:
             for step in range(version, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in MIGRATIONS[step]:
-                    conn.execute(statement)
+                    if callable(statement):
+                        statement(conn)
+                    else:
+                        conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {step + 1}")
                 conn.execute("COMMIT")
                 log.info("%s: schema migrated to version %d", self.path, step + 1)
@@ -170,6 +245,11 @@ class SqliteStorage:
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise StorageError(f"{where} is damaged (PRAGMA quick_check failed): restore a"
                                    " backup, or point CARDBOARD_DATABASE at another file")
+            # One harmless write, so that a file the server may read but not
+            # write is refused now rather than at the first move.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
         except StorageError:
             conn.close()
             raise
@@ -190,55 +270,145 @@ class SqliteStorage:
             return
         ready.set_result(None)
         stop = False
+        synced, commits = time.monotonic(), self.commits
+        lazy = self.synchronous.upper() != "FULL"
         while not stop:
-            jobs = [self._queue.get()]
-            while len(jobs) < BATCH:
+            items: list[Any] = []
+            try:
+                if lazy and self.commits != commits:  # wait no longer than the sync is due
+                    items.append(self._queue.get(timeout=max(0.0, synced + SYNC_SECONDS - time.monotonic())))
+                else:
+                    items.append(self._queue.get())
+            except queue.Empty:
+                pass
+            while items and len(items) < BATCH:
                 try:
-                    jobs.append(self._queue.get_nowait())
+                    items.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            if _STOP in jobs:
-                stop = True
-                jobs = [j for j in jobs if j is not _STOP]
+            jobs: list[_Job] = []
+            for item in items:
+                if item is _STOP:
+                    stop = True
+                elif isinstance(item, list):
+                    jobs.extend(item)
+                else:
+                    jobs.append(item)
             if jobs:
                 self._batch(conn, jobs)
-        conn.close()
+            if lazy and self.commits != commits and time.monotonic() - synced >= SYNC_SECONDS:
+                self._sync(conn)
+                synced, commits = time.monotonic(), self.commits
+        conn.close()  # the last connection closing checkpoints and syncs
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """Put every commit so far on the disk: a checkpoint, which SQLite
+        begins by syncing the write-ahead log."""
+        try:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            log.warning("%s: the write-ahead log could not be synced: %s", self.path, exc)
 
     def _batch(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
-        results: list[tuple[_Job, Any, BaseException | None]] = []
+        """Run ``jobs`` in one transaction and resolve their futures once it
+        is committed. The jobs run straight, one after the other; if one
+        fails, the transaction is rolled back and they run again, each under
+        its own savepoint, so that it fails alone. Never raises: the thread
+        must live on, or every later write would wait forever."""
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            for job in jobs:
-                conn.execute("SAVEPOINT job")
-                try:
-                    results.append((job, job.fn(conn), None))
-                    conn.execute("RELEASE job")
-                except Exception as exc:
-                    conn.execute("ROLLBACK TO job")
-                    conn.execute("RELEASE job")
-                    results.append((job, None, exc))
-            conn.execute("COMMIT")
-            self.commits += 1
-        except sqlite3.Error as exc:
+            try:
+                outcomes = self._transaction(conn, jobs, savepoints=False)
+            except _Redo:
+                outcomes = self._transaction(conn, jobs, savepoints=True)
+        except Exception as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             failure = StorageError(f"{self.path}: {exc}")
-            for job in jobs:
-                job.future.set_exception(failure)
-            return
-        for job, result, error in results:
-            if error is None:
-                job.future.set_result(result)
-            else:
-                job.future.set_exception(_storage_error(self.path, error))
+            outcomes = [(None, failure)] * len(jobs)
+        self._resolve(jobs, outcomes)
 
-    def _submit(self, fn: Callable[[sqlite3.Connection], T]) -> concurrent.futures.Future[T]:
-        job = _Job(fn)
+    def _transaction(self, conn: sqlite3.Connection, jobs: list[_Job],
+                     savepoints: bool) -> list[tuple[Any, BaseException | None]]:
+        """Run ``jobs`` in one committed transaction: the result or the error
+        of each. Without ``savepoints`` a failing job rolls everything back
+        and raises :class:`_Redo`."""
+        outcomes: list[tuple[Any, BaseException | None]] = []
+        conn.execute("BEGIN IMMEDIATE")
+        for job in jobs:
+            if savepoints:
+                conn.execute("SAVEPOINT job")
+            try:
+                result = job.fn(conn)
+            except Exception as exc:
+                if not conn.in_transaction:
+                    # SQLite rolled the whole transaction back itself (a full
+                    # disk, an I/O error): every job of it fails, with this
+                    # message rather than "no such savepoint".
+                    raise
+                if not savepoints:
+                    conn.execute("ROLLBACK")
+                    raise _Redo from None
+                conn.execute("ROLLBACK TO job")
+                conn.execute("RELEASE job")
+                outcomes.append((None, _storage_error(self.path, exc)))
+            else:
+                if savepoints:
+                    conn.execute("RELEASE job")
+                outcomes.append((result, None))
+        conn.execute("COMMIT")
+        self.commits += 1
+        return outcomes
+
+    @staticmethod
+    def _resolve(jobs: list[_Job], outcomes: list[tuple[Any, BaseException | None]]) -> None:
+        """Hand each job its outcome; the futures of an event loop all in one
+        call (one wake-up of the loop per transaction, not one per job)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any,
+                                                             BaseException | None]]] = {}
+        for job, (result, error) in zip(jobs, outcomes, strict=True):
+            future = job.future
+            if isinstance(future, concurrent.futures.Future):
+                if error is None:
+                    future.set_result(result)
+                else:
+                    future.set_exception(error)
+            else:
+                by_loop.setdefault(future.get_loop(), []).append((future, result, error))
+        for loop, items in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop has closed
+                loop.call_soon_threadsafe(_set_all, items)
+
+    def _submit(self, fn: Callable[[sqlite3.Connection], T]
+                ) -> asyncio.Future[T] | concurrent.futures.Future[T]:
+        """Queue ``fn`` to run in the writer's next transaction: a future of
+        its result. Called in an event loop, the future is the loop's, and the
+        jobs of one turn of the loop go to the writer together."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        future: asyncio.Future[T] | concurrent.futures.Future[T] = (
+            concurrent.futures.Future() if loop is None else loop.create_future())
         if self._thread is None:
-            job.future.set_exception(StorageError(f"{self.path}: the storage is not open"))
-            return job.future
-        self._queue.put(job)
-        return job.future
+            future.set_exception(StorageError(f"{self.path}: the storage is not open"))
+            return future
+        job = _Job(fn, future)
+        if self._flush_loop is not None and self._flush_loop.is_closed():
+            self._flush()
+        if loop is None or self._flush_loop not in (None, loop):
+            self._queue.put(job)
+        else:
+            self._outbox.append(job)
+            if self._flush_loop is None:
+                self._flush_loop = loop
+                loop.call_soon(self._flush)
+        return future
+
+    def _flush(self) -> None:
+        """Hand the jobs queued in this turn of the loop to the writer."""
+        jobs, self._outbox, self._flush_loop = self._outbox, [], None
+        if jobs:
+            self._queue.put(jobs)
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         result: T = await asyncio.wrap_future(self._submit(fn))
@@ -247,6 +417,7 @@ class SqliteStorage:
     async def close(self) -> None:
         thread, self._thread = self._thread, None
         if thread is not None:
+            self._flush()
             self._queue.put(_STOP)
             await asyncio.to_thread(thread.join)
 
@@ -261,6 +432,7 @@ class SqliteStorage:
                 raise StorageConflict(f"room {meta.id} exists already") from None
             conn.execute("INSERT INTO actions (room, version, at, action) VALUES (?,?,?,?)",
                          (meta.id, first.version, first.at, first.text()))
+            _index(conn, meta.id, first, 0)
         return self._submit(run)
 
     def append(self, meta: RoomMeta, entry: Entry) -> Pending:
@@ -275,12 +447,13 @@ class SqliteStorage:
                                       " stored record")
             conn.execute("INSERT INTO actions (room, version, at, action) VALUES (?,?,?,?)",
                          (meta.id, entry.version, entry.at, entry.text()))
+            _index(conn, meta.id, entry)
         return self._submit(run)
 
     def note(self, room_id: str, note: Note) -> Pending:
         def run(conn: sqlite3.Connection) -> None:
             added = conn.execute(
-                "INSERT INTO notes (room, kind, at, data) SELECT ?, ?, ?, ?"
+                "INSERT INTO room_notes (room, kind, at, data) SELECT ?, ?, ?, ?"
                 " WHERE EXISTS (SELECT 1 FROM rooms WHERE id = ?)",
                 (room_id, note.kind, note.at, note.text(), room_id)).rowcount
             if added != 1:
@@ -296,17 +469,30 @@ class SqliteStorage:
                                 " ORDER BY version", (room_id,)).fetchall()
             notes = conn.execute(
                 "SELECT kind, at, data FROM (SELECT n, kind, at, data, row_number() OVER"
-                " (PARTITION BY kind ORDER BY n DESC) AS back FROM notes WHERE room = ?)"
+                " (PARTITION BY kind ORDER BY n DESC) AS back FROM room_notes WHERE room = ?)"
                 " WHERE back <= ? ORDER BY n", (room_id, NOTES_KEPT)).fetchall()
             return StoredRoom(_meta(row), tuple(Entry.parse(*r) for r in rows),
                               tuple(Note.parse(*n) for n in notes))
+        return await self._call(run)
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        def run(conn: sqlite3.Connection) -> MatchRef | None:
+            row = conn.execute("SELECT room, number FROM matches WHERE id = ?", (match_id,)).fetchone()
+            return None if row is None else MatchRef(str(row[0]), int(row[1]))
+        return await self._call(run)
+
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        def run(conn: sqlite3.Connection) -> list[Entry]:
+            rows = conn.execute("SELECT version, at, action FROM actions WHERE room = ? AND version > ?"
+                                " ORDER BY version", (room_id, version)).fetchall()
+            return [Entry.parse(*r) for r in rows]
         return await self._call(run)
 
     async def touch(self, room_id: str, seen: float, opened: bool) -> None:
         def run(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE rooms SET seen = max(seen, ?), opened = max(opened, ?) WHERE id = ?",
                          (seen, int(opened), room_id))
-        self._submit(run)  # best effort: not awaited
+        self._submit(run).add_done_callback(_forget)  # best effort: not awaited
 
     async def close_room(self, room_id: str) -> None:
         def run(conn: sqlite3.Connection) -> None:
@@ -352,7 +538,8 @@ def _close(conn: sqlite3.Connection, room_id: str, keep: bool) -> None:
         conn.execute("UPDATE rooms SET closed = 1 WHERE id = ?", (room_id,))
     else:
         conn.execute("DELETE FROM actions WHERE room = ?", (room_id,))
-        conn.execute("DELETE FROM notes WHERE room = ?", (room_id,))
+        conn.execute("DELETE FROM room_notes WHERE room = ?", (room_id,))
+        conn.execute("DELETE FROM matches WHERE room = ?", (room_id,))
         conn.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
 
 
@@ -360,3 +547,15 @@ def _storage_error(path: Path, error: BaseException) -> BaseException:
     if isinstance(error, StorageError):
         return error
     return StorageError(f"{path}: {error}")
+
+
+def _set_all(items: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    """In the loop: resolve futures with their results or errors."""
+    for future, result, error in items:
+        resolve(future, result, error)
+
+
+def _forget(future: asyncio.Future[Any] | concurrent.futures.Future[Any]) -> None:
+    """Mark a best-effort write's failure as seen."""
+    if not future.cancelled():
+        future.exception()

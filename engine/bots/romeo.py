@@ -1,10 +1,13 @@
 """Romeo and Juliet knowledge for the computer players.
 
-* :func:`distance`: the fewest Romeo moves from a Romeo's square to its
-  Juliet on the current layout (ignoring swaps and the other Romeo), by
-  breadth-first search over the game's own move rule (``romeo_steps``).
+* :func:`distances`: the fewest Romeo moves from each Romeo's square to its
+  Juliet on the current layout (ignoring swaps; the other Romeo's blocking
+  counted up to :data:`BLOCKED` moves), by breadth-first search over the
+  game's own move rule (``romeo_steps``).
 * :func:`evaluate`: the searcher's cut-off estimate, from the race between
-  the two distances (the seat to move is half a move ahead).
+  the two distances (the seat to move is half a move ahead), drawn towards
+  a draw while the race is long or the position repeats, a draw once
+  neither Romeo can ever move again.
 * :func:`exact_move`: the strong level's exact search once the race is
   short: a move that wins by force within :data:`WIN_DEPTH` of our own turns
   (every reply of the opponent considered, swaps included), else the list of
@@ -20,7 +23,7 @@ import time
 
 from engine.base import Game
 from engine.bots.mcts import Budget, Rewards
-from engine.romeo import JULIET, NAMES, SEATS, RomeoState, romeo_steps
+from engine.romeo import HOME, JULIET, NAMES, SEATS, TURN_LIMIT, RomeoState, romeo_steps
 
 UNREACHABLE = 20
 """The distance counted for a Juliet that cannot be reached on this layout."""
@@ -31,6 +34,17 @@ BLOCKED = 2
 TEMPERATURE = 1.2
 """How sharply a lead of one move in the race raises the estimate."""
 
+PATIENCE = 0.95
+"""How much of the race estimate is kept per move the nearer Romeo still
+needs (the rest goes to a draw)."""
+
+REPEATED = 0.5
+"""How much of the estimate is kept for each earlier occurrence of the
+position (a third occurrence is a draw)."""
+
+SWAPS_KEPT = 6
+"""Swaps the strong level's search considers (see :func:`focus`)."""
+
 WIN_DEPTH = 2
 """Our own turns within which :func:`exact_move` looks for a forced landing."""
 
@@ -40,10 +54,11 @@ its Juliet (before that no forced landing within :data:`WIN_DEPTH` exists
 for us, and the opponent is not about to land)."""
 
 
-def path_length(state: RomeoState, seat: int, other: int) -> int:
+def path_length(state: RomeoState, seat: int, other: int, limit: int = UNREACHABLE) -> int:
     """The fewest Romeo moves that bring ``seat``'s Romeo (0 Red, 1 Black) to
     its Juliet on the current layout without swaps, with the other Romeo on
-    square ``other`` (-1: ignore it); :data:`UNREACHABLE` if none does."""
+    square ``other`` (-1: ignore it); :data:`UNREACHABLE` if none does in
+    fewer than ``limit`` moves."""
     start, goal = state.romeos[seat], JULIET[seat]
     if start == goal:
         return 0
@@ -51,7 +66,7 @@ def path_length(state: RomeoState, seat: int, other: int) -> int:
     seen = {start}
     frontier = [start]
     d = 0
-    while frontier and d < UNREACHABLE:
+    while frontier and d < limit:
         d += 1
         nxt = []
         for sq in frontier:
@@ -65,25 +80,68 @@ def path_length(state: RomeoState, seat: int, other: int) -> int:
     return UNREACHABLE
 
 
+def distances(state: RomeoState) -> tuple[int, int]:
+    """How far Red's and Black's Romeos are from their Juliets, in moves:
+    the shortest path on the current layout where the other Romeo stands,
+    but at most :data:`BLOCKED` more than the path ignoring it (the other
+    Romeo moves on, though a Romeo it walls in may wait long)."""
+    out = []
+    for seat in (0, 1):
+        d = path_length(state, seat, -1)
+        if d < UNREACHABLE:  # the path past the other Romeo, if not too long
+            d = min(path_length(state, seat, state.romeos[1 - seat], d + BLOCKED), d + BLOCKED)
+        out.append(d)
+    return out[0], out[1]
+
+
 def distance(state: RomeoState, seat: int) -> int:
-    """How far ``seat``'s Romeo is from its Juliet, in moves: the shortest
-    path on the current layout where the other Romeo stands, but at most
-    :data:`BLOCKED` more than the path ignoring it (the other Romeo moves
-    on, though a Romeo it walls in may wait long)."""
-    free = path_length(state, seat, -1)
-    return min(path_length(state, seat, state.romeos[1 - seat]), free + BLOCKED)
+    """``seat``'s entry of :func:`distances` (0 Red, 1 Black)."""
+    return distances(state)[seat]
+
+
+def frozen(state: RomeoState, seat: int) -> bool:
+    """True if ``seat``'s Romeo cannot move as long as the other Romeo stays
+    where it is, whatever swaps are made: it stands on a card that is no
+    Joker (a card under a Romeo never swaps, so its routes never change) and
+    every route of that card is barred (by the other Romeo, or ending on its
+    own starting Queen). Never true on the starting Queen (three steps, the
+    other Romeo can bar one)."""
+    sq = state.romeos[seat]
+    if sq == HOME[seat] or state.cells[sq][0] == "7":
+        return False
+    return not romeo_steps(state.cells, sq, seat, state.romeos[1 - seat])
+
+
+def deadlocked(state: RomeoState) -> bool:
+    """True if neither Romeo can ever move again (both :func:`frozen`): only
+    swaps are left and the game can only end in a draw."""
+    return frozen(state, 0) and frozen(state, 1)
 
 
 def evaluate(state: RomeoState) -> Rewards:
     """Each seat's estimated chance to win: a logistic of the race, the
-    opponent's distance minus ours, plus half a move for the seat to move."""
+    opponent's distance minus ours, plus half a move for the seat to move,
+    drawn towards a draw by :data:`PATIENCE` per move the nearer Romeo still
+    needs (so that a won race is also a short one, and a lead is not spent on
+    swaps until the turn limit), and by :data:`REPEATED` for each earlier
+    occurrence of the position (a third one is a draw); exactly a draw once
+    the Romeos are :func:`deadlocked` or neither can arrive before the turn
+    limit."""
     if state.end:
         if state.end == "won":
             w = 1 - state.turn
             return {SEATS[w]: 1.0, SEATS[1 - w]: 0.0}
         return {SEATS[0]: 0.5, SEATS[1]: 0.5}
-    lead = distance(state, 1) - distance(state, 0) + (0.5 if state.turn == 0 else -0.5)
+    if deadlocked(state):
+        return {SEATS[0]: 0.5, SEATS[1]: 0.5}
+    red_d, black_d = distances(state)
+    nearer = min(red_d, black_d)
+    if 2 * nearer > TURN_LIMIT - state.turns:  # no Romeo can arrive in time
+        return {SEATS[0]: 0.5, SEATS[1]: 0.5}
+    lead = black_d - red_d + (0.5 if state.turn == 0 else -0.5)
     red = 1.0 / (1.0 + math.exp(-lead / TEMPERATURE))
+    keep = PATIENCE ** nearer * REPEATED ** (state.seen.count(state.key) - 1)
+    red = 0.5 + (red - 0.5) * keep
     return {SEATS[0]: red, SEATS[1]: 1.0 - red}
 
 
@@ -134,16 +192,17 @@ def exact_move(
     """For ``seat`` (to move): ``(move, safe)`` where ``move`` lands on our
     Juliet now or forces a landing within :data:`WIN_DEPTH` of our turns
     (else ``None``), and ``safe`` lists the moves after which the opponent
-    cannot land at once (``None`` when no move is safe or the race is not yet
-    close enough to look). Half the seconds budget bounds the search."""
+    cannot land at once, narrowed by :func:`focus` (``None`` when no move is
+    safe); before the race is close enough to look, every move narrowed by
+    :func:`focus`. Half the seconds budget bounds the search."""
     if state.end or SEATS[state.turn] != seat:
         return None, None
     me = state.turn
     goal = NAMES[JULIET[me]]
     if goal in state.moves:
         return goal, None
-    if min(distance(state, me), distance(state, 1 - me)) > EXACT_RANGE:
-        return None, None
+    if min(distances(state)) > EXACT_RANGE:
+        return None, focus(game, state, seat, state.moves)
     seconds = budget.effective().seconds
     deadline = None if seconds is None else time.perf_counter() + seconds / 2
     safe = []
@@ -157,4 +216,18 @@ def exact_move(
                 return move, tuple(safe)
     except TimeoutError:
         pass
-    return None, tuple(safe) or None
+    return None, focus(game, state, seat, tuple(safe)) if safe else None
+
+
+def focus(game: Game, state: RomeoState, seat: str, moves: tuple[str, ...]) -> tuple[str, ...]:
+    """The moves of ``moves`` worth the strong level's search: every Romeo
+    move (and a pass), and the :data:`SWAPS_KEPT` swaps after which
+    :func:`evaluate` rates ``seat`` best (the earlier on ties), in the order
+    of ``moves``. Most swaps change nothing that matters, and a search spread
+    over all of them sees no further than a move or two."""
+    swaps = [m for m in moves if m.startswith("swap")]
+    if len(swaps) <= SWAPS_KEPT:
+        return moves
+    rated = sorted(swaps, key=lambda m: -evaluate(game.apply(state, seat, m))[seat])
+    kept = set(rated[:SWAPS_KEPT])
+    return tuple(m for m in moves if m in kept or not m.startswith("swap"))

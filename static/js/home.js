@@ -4,6 +4,11 @@
 // A button `data-vs-computer="<game id>"` does the same with computer players
 // in every seat but the first (level from the form's `[data-bot-level]`), then
 // opens the room with `?sit=<that seat>` so that the room page seats the user.
+// A field `data-option="seed"` gives a seed (its digits, sent as text: a
+// JavaScript number cannot hold every seed exactly). The record form opens
+// the review of a pasted or uploaded match record (records.js).
+
+import { RECORD_KEY, wireRecordForms } from "./records.js";
 
 const LEVEL_KEY = "cardboard.botLevel";
 
@@ -70,4 +75,10 @@ if (remembered) {
 
 document.addEventListener("submit", (e) => {
   if (e.target.matches("form.create")) e.preventDefault();
+});
+
+// A good record opens its review (kept in this tab's session only).
+wireRecordForms((text) => {
+  sessionStorage.setItem(RECORD_KEY, text);
+  location.href = "/review";
 });

@@ -12,8 +12,11 @@ import { turnAlerts } from "/static/js/alerts.js";
 import { chatPanel } from "/static/js/chat.js";
 import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
+import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
+
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
+const GAME = root.dataset.game;
 const BOARD = root.dataset.board;
 const DEAL_NOUN = root.dataset.dealNoun || "deal";
 const TOKEN_KEY = `cardboard.token.${ROOM}`;
@@ -40,6 +43,7 @@ const els = {
   result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
   watchers: $("#watchers"), dealCount: $("#deal-count"), seatLink: $("#seat-link-btn"),
+  review: $("#review"), grid: $("#room-grid"),
 };
 
 let renderer = null;
@@ -48,23 +52,13 @@ let prev = null;        // the one before
 let ws = null;
 let attempt = 0;
 let reconnectTimer = null;
+let outage = null;      // why the socket closed: "restart" (1012), "storage" (1011) or null
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
 let pendingSend = [];
 let levelBox = null;    // the computer level choice under the seats, built once
 let watchSent = false;  // this connection has told the server our name as a spectator
 
 // ---------------------------------------------------------------- helpers
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
 export function toast(message, kind = "info") {
   const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
   els.toasts.append(t);
@@ -74,12 +68,6 @@ export function toast(message, kind = "info") {
 /** "deal", or "game" for games played one game per match (the game's deal_noun). */
 function noun() { return DEAL_NOUN; }
 function Noun() { return sentence(noun()); }
-/** Signed points with a true minus sign: +5, 0, −10. */
-function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
-function points(n) { return n < 0 ? `−${-n}` : String(n); }
-
-/** A sentence from the engine, with a capital first letter. */
-function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
 
 function seatInfo(seat) { return state.view.seats.find((s) => s.seat === seat); }
 function seatLabel(seat) { return renderer && renderer.seatLabel ? renderer.seatLabel(seat, state) : seat; }
@@ -110,6 +98,7 @@ function connect() {
     attempt = 0;
     watchSent = false;
     chat.reset();  // the server sends the last messages again
+    outage = null;      // the state that follows redraws the banner
     setConn("open", "Connected");
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
@@ -131,6 +120,11 @@ function connect() {
     if (ws !== sock) return;
     ws = null;
     if (ev.code === 4404) { roomGone(); return; }
+    // A server restart (1012) or a storage outage (1011) keeps the room and
+    // the seat: say so until the socket is open again. Failed attempts in
+    // between (1006) keep the reason.
+    if (ev.code === 1012) outage = "restart";
+    else if (ev.code === 1011) outage = "storage";
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
@@ -147,11 +141,23 @@ function fillSentences(frame) {
   sentences.length = frame.view.log.length;
 }
 
+// Exponential backoff (0.5 s, 1 s, 2 s … 10 s) with ±50 % jitter, so that the
+// clients of a restarted server do not all come back at the same instant.
 function scheduleReconnect() {
   attempt += 1;
-  const delay = Math.min(10000, 500 * 2 ** Math.min(attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+  const delay = Math.min(10000, 500 * 2 ** Math.min(attempt - 1, 5)) * (0.5 + Math.random());
   const secs = Math.max(1, Math.round(delay / 1000));
-  setConn("closed", `Offline, retrying in ${secs}s`);
+  if (outage === "restart") {
+    setConn("closed", "Server restarting, reconnecting…");
+    showOutage("Server restarting, reconnecting…", `${state && state.you ? "Your seat is kept: the" : "The"}`
+      + " game goes on by itself once the server is back.");
+  } else if (outage === "storage") {
+    setConn("closed", `Server cannot save games, retrying in ${secs}s`);
+    showOutage("The server cannot save games just now.",
+      `Nothing that was shown to you is lost. Retrying in ${secs}s…`);
+  } else {
+    setConn("closed", `Offline, retrying in ${secs}s`);
+  }
   clearTimeout(reconnectTimer);
   reconnectTimer = setTimeout(connect, delay);
 }
@@ -173,15 +179,26 @@ export function play(move) {
   send({ type: "move", move, version: state.version });
 }
 
-/** The room is gone (server restarted, or freed): nothing may be clicked any more. */
+/** The connection is down for ``text`` (a restart, a storage outage): offer
+ * no move, and say it in the banner until the next state redraws both. */
+function showOutage(text, sub) {
+  if (state && state.legal_moves.length) {
+    state = { ...state, legal_moves: [], moves: [] };
+    render();
+  }
+  els.banner.className = "banner outage";
+  els.banner.replaceChildren(el("span", { id: "banner-text" }, text), el("span", { class: "sub" }, sub));
+}
+
+/** The room is gone (freed after a long idle time): nothing may be clicked any more. */
 function roomGone() {
   setConn("closed", "This room no longer exists");
   if (state) {
-    state = { ...state, legal_moves: [], to_move: [] };
+    state = { ...state, legal_moves: [], moves: [], to_move: [] };
     render();
   }
   els.banner.className = "banner over";
-  els.banner.replaceChildren(el("span", {}, "This room no longer exists (the server may have restarted). "),
+  els.banner.replaceChildren(el("span", {}, "This room no longer exists (it may have been closed after a long idle time). "),
     el("a", { href: "/" }, "Start a new game"));
 }
 
@@ -238,6 +255,10 @@ const ERROR_HANDLERS = {
   },
   bad_token() { localStorage.removeItem(TOKEN_KEY); },
   no_such_room() { roomGone(); },
+  unavailable() {
+    // The server could not save the action: nothing changed, a fresh state follows.
+    toast("The server could not save that just now, so nothing changed. Try again in a moment.", "error");
+  },
   not_your_turn(f) { if (!justMoved()) showError(f); },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
@@ -389,17 +410,7 @@ function matchResultText() {
 
 
 function outcomeBlock(outcome, title) {
-  const box = el("div", { class: "sides" });
-  for (const s of outcome.scores) {
-    const won = outcome.winners.includes(s.side);
-    const lines = el("ul", { class: "breakdown" });
-    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
-    box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), won ? ` · won the ${noun()}` : ""),
-      el("div", { class: "pts" }, points(s.points)),
-      lines));
-  }
-  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
+  return drawOutcome(outcome, title, { sideName, noun: noun() });
 }
 
 function renderResult() {
@@ -414,6 +425,40 @@ function renderResult() {
     r.append(el("p", { id: "match-result" }, el("strong", {}, matchResultText()), " ",
       Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${points(p)}`).join(" · ")));
     if (state.seedText) r.append(el("p", { class: "sub" }, `Match seed: ${state.seedText}`));
+  }
+  // Review the deal just over; once the match is over, its own page and record.
+  const links = el("div", { class: "room-links" },
+    el("button", { class: "btn small", type: "button", id: "review-last", onclick: () => reviewDeal(v.deal) },
+      `Review this ${noun()}`));
+  if (state.phase === "match_over" && v.match_id) {
+    links.append(
+      el("a", { class: "btn small", id: "match-page", href: `/m/${encodeURIComponent(v.match_id)}`, target: "_blank",
+        rel: "noopener" }, "Match page (share it)"),
+      el("a", { class: "btn small", id: "match-record", href: `/m/${encodeURIComponent(v.match_id)}.txt`,
+        download: `${GAME}-match.txt` }, "Match record"));
+  }
+  r.append(links);
+}
+
+// ---------------------------------------------------------------- review
+// A finished deal opens in the review board (review.js) in place of the
+// table; the game goes on underneath, and "Back to the table" returns.
+let review = null;
+async function reviewDeal(n) {
+  const { openReview, roomSource } = await import("./review.js");
+  if (review) review.close();
+  els.grid.hidden = true;
+  try {
+    review = await openReview(els.review, roomSource(ROOM), {
+      deal: n, toast, newTab: true,
+      onClose: () => { review = null; els.grid.hidden = false; },
+    });
+    els.banner.scrollIntoView({ block: "start" });
+  } catch (e) {
+    review = null;
+    els.review.hidden = true;
+    els.grid.hidden = false;
+    toast(`Could not open the review: ${e.message}`, "error");
   }
 }
 
@@ -559,7 +604,8 @@ function renderScores() {
   const v = state.view;
   const sides = v.sides.map((s) => s.side);
   const table = el("table");
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))),
+    el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
   const body = el("tbody");
   for (const h of v.history) {
     body.append(el("tr", {}, el("td", {}, String(h.deal)),
@@ -567,14 +613,25 @@ function renderScores() {
         const sc = h.outcome.scores.find((x) => x.side === s);
         const td = el("td", { title: sc ? sc.lines.map((l) => `${l.label}: ${signed(l.points)}`).join("\n") : "" }, sc ? points(sc.points) : "");
         return td;
-      })));
+      }),
+      el("td", { class: "review-cell" }, el("button", { class: "btn small", type: "button", "data-review": h.deal,
+        "aria-label": `Review ${noun()} ${h.deal}`, onclick: () => reviewDeal(h.deal) }, "Review"))));
   }
   table.append(body);
-  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))))));
+  table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))),
+    el("td", { class: "review-cell" }))));
   els.scores.replaceChildren(table);
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
   else if (v.deals > 1) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${v.deals}`));
+  if (v.seeded) {
+    els.scores.append(el("p", { class: "sub", id: "seeded-note" },
+      `This match was dealt from a chosen seed or ${noun()}, not at random.`));
+  }
+  if (v.history.length) {
+    els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
+      download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));
+  }
 }
 
 // ---------------------------------------------------------------- page wiring

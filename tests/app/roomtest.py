@@ -28,8 +28,8 @@ from app.settings import Settings
 
 STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
-             "match_winners", "seed", "board", "deals", "ready", "spectators", "chat",
-             "room_options"}
+             "match_winners", "seed", "seeded", "match_id", "board", "deals", "ready", "spectators",
+             "chat", "room_options"}
 WAIT = 30.0
 """Seconds a peer waits for a frame before the test fails, so that a frame
 that never comes fails the test instead of hanging it."""
@@ -239,17 +239,19 @@ def play_one(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str,
 
 
 def all_ready(peers: list[Peer], watchers: list[Peer] | None = None) -> list[dict[str, Any]]:
-    """Between deals, every peer presses "Ready" in turn on the current
-    version: each press but the last only shows in ``view.ready`` (same
-    version), the last deals the next deal or match. Every peer and watcher
-    receives each of those states; the last ones are returned (peers, then
-    watchers)."""
+    """Between deals, every peer presses "Ready" in turn on the version the
+    deal ended on: each press but the last is a ``ready`` action that shows in
+    ``view.ready``, the last deals the next deal or match; each raises the
+    version by one. Every peer and watcher receives each of those states; the
+    last ones are returned (peers, then watchers)."""
     assert peers[0].last is not None
     v = peers[0].version
     for i, p in enumerate(peers):
         p.send(type="ready", version=v)
         states = drain([*peers, *(watchers or [])])
-        assert all(s["version"] == (v + 1 if i == len(peers) - 1 else v) for s in states), states
+        assert all(s["version"] == v + i + 1 for s in states), states
+        last = i == len(peers) - 1
+        assert all((s["view"]["ready"] is None) == last for s in states), states
     return states
 
 
@@ -259,3 +261,14 @@ def play_deal(peers: list[Peer], watchers: list[Peer] | None = None) -> dict[str
         play_one(peers, watchers)
     assert peers[0].last is not None
     return peers[0].last
+
+
+def finished_match(client: TestClient) -> tuple[str, str]:
+    """A room whose two-deal Get Stuck match is over (every move the first
+    legal one); returns the room id and the match id."""
+    with table(client, "get-stuck", deals=2) as (room, peers, _):
+        play_deal(peers)
+        all_ready(peers)
+        last = play_deal(peers)
+        assert last["phase"] == "match_over", last
+        return room, str(last["view"]["match_id"])

@@ -17,11 +17,14 @@ from bottest import (
     FAST,
     WAIT,
     Recorder,
+    clock_of,
     eventually,
     lobby_of,
+    look,
     make_bot_client,
     new_bot_room,
     playing_until,
+    quiet_at,
     recorder_of,
     seat_of,
     until,
@@ -38,10 +41,6 @@ from app.settings import Settings
 from app.table import BadRecord, Table, computer_seats
 from engine.base import OptionError
 from engine.bots import LEVELS, choose_move
-
-SETTLE = 0.3
-"""Seconds a test lets pass to see that nothing more happens: sixty times
-the computer players' thinking budget."""
 
 
 @pytest.fixture
@@ -122,11 +121,14 @@ def test_remove_bot_between_deals_frees_the_seat(client: TestClient) -> None:
 
 def test_people_start_the_next_deal_where_a_person_sits(client: TestClient) -> None:
     room = new_room(client, "get-stuck", seed=6)
+    live = lobby_of(client).store.get(room)
+    assert live is not None
     with watch(client, room) as ann:
         sit(ann, "red")
         ann.send(type="add_bot", seat="black")
         end = playing_until(ann, deal_over)
-        time.sleep(SETTLE)
+        # The computer players look at the finished deal and leave it to Ann.
+        quiet_at(client, live, end["version"])
         assert not [k for k in lobby_of(client).bots.tasks if k[0] == room]
         assert ann.probe()["version"] == end["version"]
         ann.send(type="next_deal", version=end["version"])
@@ -242,7 +244,11 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
         assert abs(away["away_since"] - time.time()) < WAIT
         assert gone["version"] == 2  # presence only
         early = ann_send_until_error(ann, {"type": "add_bot", "seat": "black", "level": "easy"})
-        assert early["code"] == "seat_taken" and "away" in early["message"]
+        assert early["code"] == "seat_taken" and "away for 0 seconds" in early["message"]
+        # The handover notice waits on the clock; past the handover time it is sent.
+        clock = clock_of(client)
+        eventually(lambda: clock.sleeping == 1, "the handover notice is scheduled")
+        clock.advance(FAST.handover_seconds + 1)
         due = until(ann, lambda s: seat_of(s, "black").get("handover") is True)
         assert due["version"] == 2  # the notice changes nothing but the seat's flag
         ann.send(type="add_bot", seat="black", level="easy")
@@ -337,10 +343,47 @@ def test_a_seat_is_handed_over_only_mid_deal(client: TestClient) -> None:
         with watch(client, room) as bob:
             sit(bob, "black", "Bob")
         until(ann, lambda s: seat_of(s, "black")["name"] == "Bob" and not seat_of(s, "black")["connected"])
-        time.sleep(FAST.handover_seconds + 0.1)
+        clock_of(client).advance(FAST.handover_seconds + 1)
         err = ann_send_until_error(ann, {"type": "add_bot", "seat": "black"})
         assert err["code"] == "seat_taken" and "middle of a deal" in err["message"]
         assert ann.state()["version"] == end["version"] + 2
+
+
+# ---- the natural pause, on the app's clock ---------------------------------------------
+
+def test_a_computer_move_waits_for_its_natural_pause() -> None:
+    settings = FAST.model_copy(update={"bot_pause": 0.6})
+    with make_bot_client(settings) as client:
+        clock = clock_of(client)
+        made = new_bot_room(client, "get-stuck", {"level": "easy", "seats": "others"}, seed=7)
+        with watch(client, made["room"]) as ann:
+            sit(ann, "red")
+            awaited = playing_until(ann, lambda s: s["to_move"] == ["black"])
+            # The search is done (5 ms); the move waits for 0.6 to 1.2 s of the clock.
+            eventually(lambda: clock.sleeping == 1, "the computer player pauses")
+            assert recorder_of(client).searches
+            clock.advance(0.59)
+            assert clock.sleeping == 1
+            assert ann.probe()["version"] == awaited["version"]
+            clock.advance(0.62)
+            moved = until(ann, at(awaited["version"] + 1))
+            assert moved["view"]["log"][-1]["seat"] == "black"
+
+
+def test_a_room_of_computers_shows_the_result_before_the_next_deal() -> None:
+    settings = FAST.model_copy(update={"bot_between_deals": 5.0})
+    with make_bot_client(settings) as client:
+        clock = clock_of(client)
+        made = new_bot_room(client, "get-stuck", {"seats": "all"}, seed=4, deals=2)
+        with watch(client, made["room"]) as spectator:
+            over = until(spectator, deal_over)
+            eventually(lambda: clock.sleeping == 1, "the computer players wait to go on")
+            clock.advance(4.9)
+            assert clock.sleeping == 1
+            assert spectator.probe()["version"] == over["version"]
+            clock.advance(0.2)
+            second = until(spectator, at(over["version"] + 1))
+            assert second["phase"] == "playing" and second["view"]["deal"] == 2
 
 
 # ---- rooms of computer players only ---------------------------------------------------
@@ -373,13 +416,18 @@ def test_a_room_of_computers_nobody_watches_is_freed_after_its_deal(client: Test
 def test_the_last_spectator_leaving_stops_a_room_of_computers(client: TestClient) -> None:
     made = new_bot_room(client, "get-stuck", {"seats": "all"}, seed=3, deals=20)
     lobby = lobby_of(client)
+    room = lobby.store.get(made["room"])
+    assert room is not None
     with watch(client, made["room"]) as spectator:
         until(spectator, lambda s: s["view"]["deal"] == 2)
     eventually(lambda: lobby.store.get(made["room"]) is None, "the room is freed")
-    searches = lobby.bots.thinker.searches
-    time.sleep(SETTLE)
-    assert lobby.bots.thinker.searches == searches
+    # Every task of the room has ended (a search under way was dropped), and
+    # when the computer players look at the freed room again they start nothing.
+    quiet_at(client, room, room.version)
+    assert room.closed and room.match.deal_over
+    look(client, room)
     assert not [k for k in lobby.bots.tasks if k[0] == made["room"]]
+    assert lobby.bots.quiet.get(room) == room.version
 
 
 # ---- no CPU for rooms nobody is in ----------------------------------------------------
@@ -400,17 +448,17 @@ def test_computer_players_stop_thinking_when_the_people_leave() -> None:
             ann.send(type="move", move=mine["legal_moves"][0], version=mine["version"])
             until(ann, at(mine["version"] + 1))
             assert gate.waiting.wait(WAIT)
+        searches = lobby.bots.thinker.searches  # East's, under way
         eventually(lambda: not room.connections, "the server saw the tab close")
         gate.open.set()
         # East's search under way ends and its move is played; South, awaited
         # now, does not start thinking while nobody is there.
-        eventually(lambda: not [k for k in lobby.bots.tasks if k[0] == room.id and k[1].startswith("turn")],
-                   "no computer is busy")
-        searches, version = lobby.bots.thinker.searches, room.version
-        assert version == mine["version"] + 2 and room.phase == "playing"
+        version = mine["version"] + 2
+        quiet_at(client, room, version)
+        assert room.version == version and room.phase == "playing"
         assert room.game.to_move(room.match.state) == ("S",) and room.computer_plays("S")
-        time.sleep(SETTLE)
-        assert lobby.bots.thinker.searches == searches and room.version == version
+        assert lobby.bots.thinker.searches == searches
+        assert not [k for k in lobby.bots.tasks if k[0] == room.id and k[1].startswith("turn")]
         assert lobby.store.get(room.id) is room
         # Back in the room, the table goes on.
         with watch(client, made["room"]) as ann:
@@ -423,16 +471,23 @@ def test_computer_players_stop_thinking_when_the_people_leave() -> None:
 def test_a_person_leaving_between_deals_leaves_the_computers_idle(client: TestClient) -> None:
     lobby = lobby_of(client)
     made = new_bot_room(client, "get-stuck-4", {"level": "easy", "seats": "others"}, seed=6)
+    room = lobby.store.get(made["room"])
+    assert room is not None
     with watch(client, made["room"]) as ann:
         sit(ann, "N")
-        assert playing_until(ann, deal_over)["phase"] == "deal_over"
+        end = playing_until(ann, deal_over)
+        assert end["phase"] == "deal_over"
+        quiet_at(client, room, end["version"])
+        searches = lobby.bots.thinker.searches
         ann.send(type="leave")
-        assert ann.state()["phase"] == "waiting"
-    searches = lobby.bots.thinker.searches
-    time.sleep(SETTLE)
+        left = ann.state()
+        assert left["phase"] == "waiting" and left["version"] == end["version"] + 1
+    eventually(lambda: not room.connections, "the server saw the tab close")
+    # They have looked at the room since Ann left, and start nothing.
+    look(client, room)
+    assert lobby.bots.quiet.get(room) == left["version"]
     assert lobby.bots.thinker.searches == searches
-    room = lobby.store.get(made["room"])
-    assert room is not None and room.phase == "waiting"
+    assert lobby.store.get(made["room"]) is room and room.phase == "waiting"
 
 
 # ---- thinking off the event loop ------------------------------------------------------
@@ -530,13 +585,20 @@ class Conn:
 def test_settings_of_computer_players(monkeypatch: pytest.MonkeyPatch) -> None:
     s = Settings()
     assert (s.bot_pause, s.bot_pool, s.bot_workers, s.handover_seconds) == (0.6, "process", 0, 120.0)
+    assert (s.bot_rooms_per_address, s.bot_rooms) == (10, 100)
     for name, value in (("BOT_PAUSE", "0"), ("BOT_POOL", "thread"), ("BOT_WORKERS", "3"),
-                        ("HANDOVER_SECONDS", "30"), ("BOT_BETWEEN_DEALS", "1.5")):
+                        ("HANDOVER_SECONDS", "30"), ("BOT_BETWEEN_DEALS", "1.5"),
+                        ("BOT_ROOMS_PER_ADDRESS", "2"), ("BOT_ROOMS", "40")):
         monkeypatch.setenv(f"CARDBOARD_{name}", value)
     s = Settings()
     assert (s.bot_pause, s.bot_pool, s.bot_workers, s.handover_seconds, s.bot_between_deals) == (
         0.0, "thread", 3, 30.0, 1.5)
+    assert (s.bot_rooms_per_address, s.bot_rooms) == (2, 40)
     monkeypatch.setenv("CARDBOARD_BOT_POOL", "gpu")
+    with pytest.raises(ValidationError):
+        Settings()
+    monkeypatch.setenv("CARDBOARD_BOT_POOL", "thread")
+    monkeypatch.setenv("CARDBOARD_BOT_ROOMS", "0")
     with pytest.raises(ValidationError):
         Settings()
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from bottest import (
+    Gate,
     lobby_of,
     make_bot_client,
     new_bot_room,
@@ -49,10 +50,19 @@ def client() -> Iterator[TestClient]:
 # is left out (easy Suitors moves are still checked by the engine bot tests).
 @pytest.mark.parametrize(("game", "level"), [
     (game, level) for game in GAMES for level in BOT_LEVELS if (game, level) not in SLOW])
-def test_computers_play_a_whole_match_with_legal_moves(client: TestClient, game: str, level: str) -> None:
+def test_computers_play_a_whole_match_with_legal_moves(game: str, level: str) -> None:
+    # The computers wait for the spectator: a room of computers nobody
+    # watches is freed after its first deal.
+    gate = Gate()
+    with make_bot_client(choose=gate) as client:
+        computers_play_a_whole_match(client, gate, game, level)
+
+
+def computers_play_a_whole_match(client: TestClient, gate: Gate, game: str, level: str) -> None:
     made = new_bot_room(client, game, {"level": level, "seats": "all"}, seed=21, **SHORT.get(game, {}))
     played: Counter[tuple[str, str]] = Counter()
     with watch(client, made["room"]) as spectator:
+        gate.open.set()
         def count(state: dict[str, Any]) -> bool:
             if state["phase"] in ("deal_over", "match_over"):
                 played.update((e["seat"], e["move"]) for e in state["view"]["log"])

@@ -55,11 +55,12 @@ def play_first_legal(room: Room, conns: list[FakeConn], moves: int) -> None:
 
 
 def everyone_ready(room: Room, conns: list[FakeConn]) -> None:
-    """Every seat says it is ready between deals: the next deal (or match) is dealt."""
+    """Every seat says it is ready between deals, on the state the deal ended
+    on: each press is stored, the last deals the next deal (or match)."""
     v = room.version
     for c in conns:
         room.ready(c, v)
-    assert room.version == v + 1 and room.phase == "playing"
+    assert room.version == v + len(conns) and room.phase == "playing"
 
 
 def round_trip(room: Room) -> Room:
@@ -106,9 +107,10 @@ def test_json_round_trip_across_deals_and_rematch() -> None:
     assert room.phase == "deal_over"
     v = room.version
     room.next_deal(conns[0], v)
-    assert room.version == v and room.phase == "deal_over"  # the other seat is not ready yet
-    room.next_deal(conns[1], v)
-    assert room.version == v + 1 and room.phase == "playing"
+    assert room.version == v + 1 and room.phase == "deal_over"  # the other seat is not ready yet
+    assert room.table.ready == (conns[0].seat,)
+    room.next_deal(conns[1], v + 1)
+    assert room.version == v + 2 and room.phase == "playing" and room.table.ready == ()
     play_first_legal(room, conns, 3)
     back = round_trip(room)
     assert back.table == room.table

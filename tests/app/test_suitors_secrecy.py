@@ -312,11 +312,14 @@ class Table:
         conn.expect("not_playing", "state")
         conn.send(type="next_deal", version=v)
         conn.expect("not_playing", "state")
+        # A "ready" may carry the version the match ended on; the older
+        # "rematch" carries the current one (each press raises it).
         for seat in self.rng.sample(self.seats, len(self.seats)):
             assert self.now["phase"] == "match_over"
-            self.by_seat[seat].send(type=self.rng.choice(["rematch", "ready"]), version=v)
+            kind = self.rng.choice(["rematch", "ready"])
+            self.by_seat[seat].send(type=kind, version=v if kind == "ready" else self.now["version"])
             self.broadcast()
-        assert self.now["phase"] == "playing" and self.now["version"] == v + 1
+        assert self.now["phase"] == "playing" and self.now["version"] == v + len(self.seats)
 
     # ---- the check ------------------------------------------------------------------
     def check(self) -> Report:

@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 from bottest import (
     FAST,
+    FakeClock,
+    clock_of,
+    eventually,
     lobby_of,
     make_bot_client,
     new_bot_room,
@@ -24,6 +27,7 @@ from bottest import (
     watch,
 )
 from fastapi.testclient import TestClient
+from redistest import redis_server
 from roomtest import Peer, connect, drain, make_client, mover, new_room, play_deal, rebuilt, table
 
 from app.protocol import CHAT_HISTORY, CHAT_MAX, CHAT_RATE
@@ -57,7 +61,7 @@ def room_of(client: TestClient, room_id: str) -> Room:
 # ---- the ready step ------------------------------------------------------------------
 
 def test_the_result_stays_until_every_player_is_ready(client: TestClient) -> None:
-    with table(client, seed=3, spectators=1) as (_, peers, watchers):
+    with table(client, seed=3, spectators=1) as (room_id, peers, watchers):
         red, black = peers
         end = play_deal(peers, watchers)
         v = red.version
@@ -65,21 +69,26 @@ def test_the_result_stays_until_every_player_is_ready(client: TestClient) -> Non
         assert end["view"]["ready"] == {"ready": [], "missing": ["red", "black"], "away": []}
         red.send(type="ready", version=v)
         for s in drain([red, black, *watchers]):
-            assert s["version"] == v and s["phase"] == "deal_over"
+            # the press is stored (version + 1); the result stays on every screen
+            assert s["version"] == v + 1 and s["phase"] == "deal_over"
             assert s["view"]["outcome"] is not None and s["view"]["deal"] == 1
             assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
         # a double press changes nothing: only the presser hears back
-        red.send(type="ready", version=v)
-        again = red.state()
-        assert again["version"] == v and again["view"]["ready"]["ready"] == ["red"]
-        assert black.probe()["version"] == v
+        for pressed_on in (v, v + 1):
+            red.send(type="ready", version=pressed_on)
+            again = red.state()
+            assert again["version"] == v + 1 and again["view"]["ready"]["ready"] == ["red"]
+        assert black.probe()["version"] == v + 1
+        # black pressed on the state the deal ended on: still this break's
         black.send(type="ready", version=v)
         for s in drain([red, black, *watchers]):
-            assert s["version"] == v + 1 and s["phase"] == "playing" and s["view"]["deal"] == 2
+            assert s["version"] == v + 2 and s["phase"] == "playing" and s["view"]["deal"] == 2
             assert s["view"]["ready"] is None and s["view"]["outcome"] is None
         # a late press of the old state is refused and skips nothing
         red.send(type="ready", version=v)
         assert red.error("not_playing", then_state=True)["view"]["deal"] == 2
+        stored = room_of(client, room_id).table
+        assert stored.ready == () and stored.match.deal_number == 2
 
 
 def test_ready_is_refused_out_of_turn(client: TestClient) -> None:
@@ -91,16 +100,32 @@ def test_ready_is_refused_out_of_turn(client: TestClient) -> None:
         v = red.version
         watchers[0].send(type="ready", version=v)
         watchers[0].error("not_seated", then_state=True)
+        # a press made before the deal ended, or on a version to come, is stale
         for stale in (v - 1, v + 1):
             red.send(type="ready", version=stale)
             assert red.error("stale_version", then_state=True)["view"]["ready"]["ready"] == []
-        # the older frames are ready too, each in its own phase only
+        # the older frames are ready too, each in its own phase only, on the
+        # current version only (as the contract has them)
         red.send(type="rematch", version=v)
         red.error("not_playing", then_state=True)
         red.send(type="next_deal", version=v)
         assert drain(peers)[0]["view"]["ready"]["ready"] == ["red"]
         black.send(type="next_deal", version=v)
-        assert drain(peers)[1]["version"] == v + 1
+        assert black.error("stale_version", then_state=True)["version"] == v + 1
+        black.send(type="next_deal", version=v + 1)
+        assert drain(peers)[1]["version"] == v + 2
+
+
+def test_readiness_is_kept_across_a_restart(client: TestClient) -> None:
+    with table(client, seed=3) as (room_id, peers, _w):
+        red = peers[0]
+        play_deal(peers)
+        red.send(type="ready", version=red.version)
+        drain(peers)
+        live = room_of(client, room_id)
+        back = rebuilt(live)
+        assert back.table == live.table and back.table.ready == ("red",)
+        assert back.ready_view() == {"ready": ["red"], "missing": ["black"], "away": []}
 
 
 def test_a_player_who_leaves_and_the_one_who_takes_the_seat(client: TestClient) -> None:
@@ -112,18 +137,18 @@ def test_a_player_who_leaves_and_the_one_who_takes_the_seat(client: TestClient) 
         drain(peers)
         black.send(type="leave")
         s = drain(peers)[0]
-        assert s["version"] == v + 1 and s["phase"] == "waiting" and s["view"]["ready"] is None
+        assert s["version"] == v + 2 and s["phase"] == "waiting" and s["view"]["ready"] is None
         assert seat_of(s, "black") == {"seat": "black", "name": None, "kind": None, "connected": False,
                                        "left": "P1"}
         with connect(client, room) as bea:
             bea.send(type="join", seat="black", name="Bea")
             bea.joined()
             s = drain([red, black, bea])[2]
-            assert s["version"] == v + 2 and s["phase"] == "deal_over"
+            assert s["version"] == v + 3 and s["phase"] == "deal_over"
             assert "left" not in seat_of(s, "black")
             # red's press still holds; the newcomer is awaited
             assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
-            bea.send(type="ready", version=v + 2)
+            bea.send(type="ready", version=v + 3)
             assert drain([red, bea])[1]["view"]["deal"] == 2
 
 
@@ -136,7 +161,7 @@ def test_the_match_over_waits_for_everyone_then_a_rematch(client: TestClient) ->
         assert drain(peers)[1]["view"]["ready"]["ready"] == [peers[0].seat]
         peers[1].send(type="ready", version=v)
         s = drain(peers)[0]
-        assert s["version"] == v + 1 and s["phase"] == "playing" and s["view"]["history"] == []
+        assert s["version"] == v + 2 and s["phase"] == "playing" and s["view"]["history"] == []
 
 
 def test_computer_players_are_ready_at_once() -> None:
@@ -183,8 +208,9 @@ def test_a_computer_taking_the_last_seat_starts_the_deal() -> None:
 
 
 def test_a_player_away_for_a_while_does_not_hold_the_table() -> None:
-    settings = FAST.model_copy(update={"ready_away_seconds": 0.5})
+    settings = FAST.model_copy(update={"ready_away_seconds": 60.0})
     with make_bot_client(settings) as client:
+        clock = clock_of(client)
         room = new_room(client, "get-stuck", seed=3)
         with watch(client, room) as ann:
             ann.send(type="join", seat="red", name="Ann")
@@ -197,10 +223,14 @@ def test_a_player_away_for_a_while_does_not_hold_the_table() -> None:
             v = gone["version"]
             ann.send(type="ready", version=v)
             waiting = until(ann, lambda s: bool(s["view"]["ready"] and s["view"]["ready"]["ready"]))
-            # Bob is still awaited at first; half a second after he went, the table goes on
+            # Bob is still awaited at first; a minute after he went, the table goes on
             assert waiting["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
-            assert waiting["version"] == v
-            s = until(ann, lambda s: s["version"] == v + 1)
+            assert waiting["version"] == v + 1
+            eventually(lambda: clock.sleeping == 1, "the table waits for Bob")
+            clock.advance(59)
+            assert clock.sleeping == 1 and ann.probe()["version"] == v + 1
+            clock.advance(1.5)
+            s = until(ann, lambda s: s["version"] == v + 2)
             assert s["view"]["deal"] == 2 and s["phase"] == "playing"
             assert s["view"]["ready"] is None
 
@@ -413,29 +443,41 @@ async def written(pending: Any) -> None:
     await (asyncio.wrap_future(pending) if isinstance(pending, concurrent.futures.Future) else pending)
 
 
-def test_notes_in_sqlite(tmp_path: Path) -> None:
-    async def run() -> None:
-        storage = SqliteStorage(tmp_path / "rooms.db")
-        await storage.open()
-        room = Room.create("get-stuck", {"spectator_chat": True}, journal=storage)
-        await room.commit()
-        for i in range(NOTES_KEPT + 5):
-            await written(storage.note(room.id, Note("chat", float(i), {"text": f"m{i}"})))
-        await written(storage.note(room.id, Note("mute", 1.0, {"by": "Ann"})))
-        stored = await storage.load(room.id)
-        assert stored is not None
-        texts = [n.data.get("text") for n in stored.notes if n.kind == "chat"]
-        assert texts == [f"m{i}" for i in range(5, NOTES_KEPT + 5)]
-        assert [n.data for n in stored.notes if n.kind == "mute"] == [{"by": "Ann"}]
-        back = Room.rebuild(stored, storage)
-        assert back.muted_by == "Ann" and len(back.chat_log) == CHAT_HISTORY
-        with pytest.raises(Exception, match="no such room"):
-            await written(storage.note("no-such-room-x", Note("chat", 1.0, {})))
-        await storage.close_room(room.id)  # no match finished: deleted, notes too
-        assert await storage.load(room.id) is None
-        await storage.close()
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_notes_are_kept_by_the_storage(tmp_path: Path, backend: str) -> None:
+    """Each backend keeps a room's last notes of each kind with the room and
+    forgets them with it (SQLite here; Redis on a real redis-server)."""
+    with contextlib.ExitStack() as stack:
+        if backend == "redis":
+            from app.storage.redis import RedisStorage
+            url = stack.enter_context(redis_server(tmp_path)).url
+            asyncio.run(_notes_kept(lambda: RedisStorage(url)))
+        else:
+            asyncio.run(_notes_kept(lambda: SqliteStorage(tmp_path / "rooms.db")))
 
-    asyncio.run(run())
+
+async def _notes_kept(make: Any) -> None:
+    storage = make()
+    await storage.open()
+    room = Room.create("get-stuck", {"spectator_chat": True}, journal=storage)
+    await room.commit()
+    for i in range(NOTES_KEPT + 5):
+        await written(storage.note(room.id, Note("chat", float(i), {"text": f"m{i}"})))
+    await written(storage.note(room.id, Note("mute", 1.0, {"by": "Ann"})))
+    stored = await storage.load(room.id)
+    assert stored is not None
+    texts = [n.data.get("text") for n in stored.notes if n.kind == "chat"]
+    assert texts == [f"m{i}" for i in range(5, NOTES_KEPT + 5)]
+    assert [n.data for n in stored.notes if n.kind == "mute"] == [{"by": "Ann"}]
+    back = Room.rebuild(stored, storage)
+    assert back.muted_by == "Ann" and len(back.chat_log) == CHAT_HISTORY
+    with pytest.raises(Exception, match="no such room"):
+        await written(storage.note("no-such-room-x", Note("chat", 1.0, {})))
+    await storage.close_room(room.id)  # no match finished: deleted, notes too
+    assert await storage.load(room.id) is None
+    if hasattr(storage, "client"):
+        assert await storage.client.keys("*notes*") == []
+    await storage.close()
 
 
 # ---- computer players' names ---------------------------------------------------------
@@ -489,12 +531,21 @@ def play_until_a_pass_is_due(peers: list[Peer]) -> tuple[Peer, dict[str, Any]]:
             until(q, lambda s, v=v: s["version"] > v)
 
 
+def pass_is_due(client: TestClient) -> FakeClock:
+    """The app's clock, once the server waits to pass for someone."""
+    clock = clock_of(client)
+    eventually(lambda: clock.sleeping == 1, "the server waits before it passes")
+    return clock
+
+
 def test_the_server_passes_for_a_player_with_no_other_move() -> None:
     with make_bot_client(PASSING) as client, four_people(client) as peers:
         stuck, before = play_until_a_pass_is_due(peers)
-        started = time.monotonic()
+        clock = pass_is_due(client)
+        clock.advance(PASSING.auto_pass_seconds / 2)
+        assert stuck.probe()["version"] == before["version"]  # a visible pause first
+        clock.advance(PASSING.auto_pass_seconds)
         after = until(stuck, lambda s: s["version"] > before["version"])
-        assert time.monotonic() - started >= 0.1
         assert after["version"] == before["version"] + 1
         last = after["view"]["log"][-1]
         assert last["seat"] == stuck.seat and last["move"] == "pass"
@@ -505,8 +556,11 @@ def test_the_server_passes_for_a_player_with_no_other_move() -> None:
 def test_a_pass_made_in_the_pause_is_played_once() -> None:
     with make_bot_client(PASSING) as client, four_people(client) as peers:
         stuck, before = play_until_a_pass_is_due(peers)
+        clock = pass_is_due(client)
         stuck.send(type="move", move="pass", version=before["version"])
         after = until(stuck, lambda s: s["version"] > before["version"])
+        clock.advance(PASSING.auto_pass_seconds * 2)
+        eventually(lambda: clock.sleeping == 0, "the server's pass is over")
         time.sleep(SETTLE)
         now = stuck.probe()
         passes = [e for e in now["view"]["log"] if e["move"] == "pass"]
@@ -518,7 +572,11 @@ def test_no_forced_passes_when_the_room_says_so() -> None:
     with make_bot_client(PASSING) as client, four_people(client, auto_pass=False) as peers:
         stuck, before = play_until_a_pass_is_due(peers)
         assert before["view"]["room_options"]["auto_pass"] is False
-        time.sleep(SETTLE + 0.2)
+        time.sleep(SETTLE)
+        clock = clock_of(client)
+        assert clock.sleeping == 0  # no pass waits to be played
+        clock.advance(PASSING.auto_pass_seconds * 10)
+        time.sleep(SETTLE)
         assert stuck.probe()["version"] == before["version"]
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
@@ -97,3 +98,59 @@ def check_coords(page: Page, width: int, height: int) -> None:
     assert got["cols"] == [[c, f"{c}1", True] for c in letters]
     assert got["rows"] == [[str(r), f"a{r}", True] for r in range(1, height + 1)]
     assert got["inside"], "a coordinate label sticks out of the board"
+
+
+SNAPSHOT = """() => ({
+  version: Number(document.querySelector('#room').dataset.version || -1),
+  phase: document.querySelector('#room').dataset.phase,
+  squares: [...document.querySelectorAll('.cell.playable')].map((c) => c.dataset.square),
+  pass: !!document.querySelector('#pass-btn'),
+})"""
+"""What the page shows, read at one instant: version, phase, the squares it
+offers to play and whether it offers Pass."""
+
+
+def play_turns(page: Page, rng: random.Random, changes: int,
+               until_phase: tuple[str, ...] = ("deal_over", "match_over")) -> int:
+    """For up to ``changes`` changes of the state, or until the room's phase
+    is one of ``until_phase``: click one of the highlighted cards (or Pass)
+    when it is this page's turn, else wait for the computer players. Returns
+    the moves clicked."""
+    clicked = 0
+    for _ in range(changes):
+        now = page.evaluate(SNAPSHOT)
+        if now["phase"] in until_phase:
+            break
+        if now["squares"]:
+            page.click(f'.cell.playable[data-square="{rng.choice(now["squares"])}"]')
+            clicked += 1
+        elif now["pass"]:
+            page.click("#pass-btn")
+            clicked += 1
+        wait_version(page, now["version"] + 1)
+    return clicked
+
+
+LISTEN = """() => {
+  window.__csp = [];
+  document.addEventListener("securitypolicyviolation", (e) => {
+    window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+  });
+}"""
+
+
+def watched(context: BrowserContext, console: list[str]) -> Page:
+    """A new page of ``context`` that records every Content-Security-Policy
+    violation (:func:`violations`); CSP messages of the console and page
+    errors go to ``console``."""
+    page = context.new_page()
+    page.add_init_script(f"({LISTEN})()")
+    page.on("console", lambda m: console.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("pageerror", lambda e: console.append(f"page error: {e}"))
+    return page
+
+
+def violations(page: Page) -> list[str]:
+    """The CSP violations a :func:`watched` page has seen so far."""
+    found: list[str] = page.evaluate("() => window.__csp")
+    return found

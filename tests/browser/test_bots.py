@@ -8,43 +8,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from browserkit import create_room, sit, version, wait_version
+from browserkit import create_room, play_turns, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 
 def phase(page: Page) -> str:
     return page.locator("#room").get_attribute("data-phase") or ""
-
-
-SNAPSHOT = """() => ({
-  version: Number(document.querySelector('#room').dataset.version || -1),
-  phase: document.querySelector('#room').dataset.phase,
-  squares: [...document.querySelectorAll('.cell.playable')].map((c) => c.dataset.square),
-  pass: !!document.querySelector('#pass-btn'),
-})"""
-"""What the page shows, read at one instant: version, phase, the squares it
-offers to play and whether it offers Pass."""
-
-
-def play_turns(page: Page, rng: random.Random, changes: int,
-               until_phase: tuple[str, ...] = ("deal_over", "match_over")) -> int:
-    """For up to ``changes`` changes of the state, or until the room's phase
-    is one of ``until_phase``: click one of the highlighted cards (or Pass)
-    when it is this page's turn, else wait for the computer players. Returns
-    the moves clicked."""
-    clicked = 0
-    for _ in range(changes):
-        now = page.evaluate(SNAPSHOT)
-        if now["phase"] in until_phase:
-            break
-        if now["squares"]:
-            page.click(f'.cell.playable[data-square="{rng.choice(now["squares"])}"]')
-            clicked += 1
-        elif now["pass"]:
-            page.click("#pass-btn")
-            clicked += 1
-        wait_version(page, now["version"] + 1)
-    return clicked
 
 
 def test_one_person_and_three_computers_play_a_whole_deal(server: str, browser: Browser,

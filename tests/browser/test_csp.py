@@ -6,34 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browserkit import create_room, sit, version, wait_version
-from playwright.sync_api import Browser, BrowserContext, Page, expect
-
-LISTEN = """() => {
-  window.__csp = [];
-  document.addEventListener("securitypolicyviolation", (e) => {
-    window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
-  });
-}"""
-
-
-def _watched(context: BrowserContext, console: list[str]) -> Page:
-    page = context.new_page()
-    page.add_init_script(f"({LISTEN})()")
-    page.on("console", lambda m: console.append(m.text) if "Content Security Policy" in m.text else None)
-    page.on("pageerror", lambda e: console.append(f"page error: {e}"))
-    return page
-
-
-def _violations(page: Page) -> list[str]:
-    found: list[str] = page.evaluate("() => window.__csp")
-    return found
+from browserkit import create_room, sit, version, violations, wait_version, watched
+from playwright.sync_api import Browser, expect
 
 
 def test_pages_report_no_csp_violation(server: str, browser: Browser, artifacts: Path) -> None:
     console: list[str] = []
     contexts = [browser.new_context(viewport={"width": 1366, "height": 768}) for _ in range(2)]
-    red, black = (_watched(c, console) for c in contexts)
+    red, black = (watched(c, console) for c in contexts)
 
     red.goto(server + "/")
     expect(red.locator(".game-card").first).to_be_visible()
@@ -60,18 +40,18 @@ def test_pages_report_no_csp_violation(server: str, browser: Browser, artifacts:
             wait_version(page, v + 1)
     red.click("#copy-link")
     expect(red.locator("#copy-link")).not_to_have_text("Copy link")
-    assert _violations(red) == [] and _violations(black) == []
+    assert violations(red) == [] and violations(black) == []
     red.screenshot(path=str(artifacts / "csp-room.png"))
 
     for path in ("/rules/get-stuck-4", "/rules/suitors", "/no/such/page"):
         black.goto(server + path)
         expect(black.locator("main")).to_be_visible()
-        assert _violations(black) == [], path
+        assert violations(black) == [], path
     black.goto(server + "/rules/get-stuck-4")
     assert black.locator(".suit-red").first.evaluate("e => getComputedStyle(e).color") == "rgb(192, 37, 43)"
     black.screenshot(path=str(artifacts / "csp-rules.png"))
     red.goto(server + "/")
-    assert _violations(red) == []
+    assert violations(red) == []
     red.set_viewport_size({"width": 360, "height": 740})
     red.screenshot(path=str(artifacts / "csp-home-phone.png"))
     red.set_viewport_size({"width": 1366, "height": 768})

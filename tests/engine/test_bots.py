@@ -482,3 +482,49 @@ def test_romeo_distance() -> None:
     values = romeo_bot.evaluate(state)
     assert values["red"] > values["black"]
     assert values["red"] + values["black"] == pytest.approx(1.0)
+
+
+ROMEO_DEADLOCK = """game: romeo-and-juliet
+turn: black
+red: c5
+black: f5
+lock: -
+turns: 101
+history: -
+
+JD 3H 4H 5C 8H 8D QH
+9S AS 5D TH 9H 4S 9D
+2C AD 6H TC 3S AC 6D
+JC 8C TS 6S KH 3D 2H
+JS 6C 5S 7d 4C 9C 8S
+KS 7c KC 2S TD JH 7s
+QS AH 4D KD 2D 3C 5H
+"""
+
+
+def test_romeo_deadlock_is_a_draw_to_the_bots() -> None:
+    """Both Romeos on numerals of one row, each barring the other's every
+    route: no swap can ever free them (a card under a Romeo never swaps), so
+    the evaluation calls it a draw, and only swaps are legal."""
+    game = get_game("romeo-and-juliet")
+    state = game.from_text(ROMEO_DEADLOCK)
+    assert all(m.startswith("swap") for m in game.legal_moves(state, "black"))
+    assert romeo_bot.frozen(state, 0) and romeo_bot.frozen(state, 1)
+    assert romeo_bot.deadlocked(state)
+    assert romeo_bot.evaluate(state) == {"red": 0.5, "black": 0.5}
+    free = game.from_text(ROMEO_FORCED)
+    assert not romeo_bot.deadlocked(free)
+
+
+def test_romeo_focus_keeps_every_romeo_move() -> None:
+    """The strong level's search looks at every Romeo move and the best few
+    swaps only."""
+    game = get_game("romeo-and-juliet")
+    state = game.from_text(ROMEO_FORCED)
+    moves = game.legal_moves(state, "red")
+    kept = romeo_bot.focus(game, state, "red", moves)
+    steps = [m for m in moves if not m.startswith("swap")]
+    assert [m for m in kept if not m.startswith("swap")] == steps
+    swaps = [m for m in kept if m.startswith("swap")]
+    assert len(swaps) == min(romeo_bot.SWAPS_KEPT, len(moves) - len(steps))
+    assert set(kept) <= set(moves)

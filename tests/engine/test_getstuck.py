@@ -789,3 +789,13 @@ def test_random_play(game: Any) -> None:
     rng = random.Random(game.info.id)
     for seed in range(2000):
         _random_deal(game, seed, rng, texts=seed < 150)
+
+
+def test_position_text_tokens_in_one_case() -> None:
+    """A layout token is a face-up card in capitals or a face-down card in
+    small letters: a token in mixed case is refused with a message."""
+    game = get_game("get-stuck")
+    text = game.to_text(game.deal(1, {}, "red"))
+    card = next(t for t in text.split() if len(t) == 2 and t[0] in "JQKA" and t[1] in "SHDC")
+    with pytest.raises(ValueError, match="capitals"):
+        game.from_text(text.replace(card, card[0] + card[1].lower(), 1))

@@ -817,3 +817,18 @@ def test_random_play_big_board() -> None:
     for n in range(6):
         random_game(10_000 + n, {"variant": "big", "players": 2 + n % 3}, uniform=False,
                     reference=n == 0)
+
+
+def test_revealed_view_shows_every_card_and_nothing_else_changes() -> None:
+    d = G.deal(9, G.check_options({"players": 3}), "JS")
+    shown, public = G.revealed_view(d), G.view(d, None)
+    assert shown["cells"] == list(d.cells) and "??" not in shown["cells"]
+    assert sorted(shown["aside_cards"]) == sorted(d.aside) and len(d.aside) == public["aside"]
+    hidden = [i for i, c in enumerate(public["cells"]) if c == "??"]
+    assert hidden and all(shown["cells"][i].islower() for i in hidden)
+    assert {k: v for k, v in shown.items() if k not in ("cells", "aside_cards")} == {
+        k: v for k, v in public.items() if k != "cells"}
+    for name in ("get-stuck", "get-stuck-4", "romeo-and-juliet", "stucco"):
+        game = get_game(name)
+        state = game.deal(5, game.check_options({}), game.starter(game.check_options({}), 5, 0))
+        assert game.revealed_view(state) == game.view(state, None)

@@ -114,8 +114,13 @@ function jackAt(b) {
   return out;
 }
 
+/** A face-down card whose face the view gives (lower case: "9h"), as in the
+ * review of a finished game. */
+function knownDown(tok) { return tok !== "??" && tok !== tok.toUpperCase(); }
+
 function cellLabel(state, sq, tok, extra) {
-  const parts = [`${sq}: ${tok === "??" ? "a face-down card" : spoken(tok)}`];
+  const what = tok === "??" ? "a face-down card" : knownDown(tok) ? `a face-down ${spoken(tok)}` : spoken(tok);
+  const parts = [`${sq}: ${what}`];
   const b = state.view.board;
   const j = extra.jack;
   if (j && j.used) parts.push(j.seat === state.you ? "your Jack" : `${playerName(state, j.seat)}'s Jack`);
@@ -132,7 +137,7 @@ function drawCell(state, tok, sq, jacks, region, locked) {
   cell.dataset.square = sq;
   cell.dataset.card = tok;
   cell.setAttribute("role", "gridcell");
-  cell.append(tok === "??" ? faceDown(null) : faceUp(tok));
+  cell.append(tok === "??" ? faceDown(null) : knownDown(tok) ? faceDown(tok) : faceUp(tok));
   const jack = jacks[sq];
   if (jack) {
     cell.dataset.jack = jack.seat;
@@ -219,6 +224,12 @@ function legend(state) {
   return box;
 }
 
+/** The set-aside cards, when the view shows them (a finished game). */
+function aside(b) {
+  if (!b.aside_cards) return [];
+  return [el("p", "su-aside", `Set aside, unseen in play: ${b.aside_cards.map(pretty).join(" ")}`)];
+}
+
 // ---------------------------------------------------------------- choosing
 function setStatus(text, prompt) {
   if (!ui.status) return;
@@ -302,7 +313,7 @@ export function render(container, state, ctx) {
       ui.status = status;
     },
     after: ({ cells, oldRects, fresh }) => {
-      if (ctx.extra) ctx.extra.replaceChildren(legend(state));
+      if (ctx.extra) ctx.extra.replaceChildren(legend(state), ...aside(b));
       if (fresh) animateTurn(b, cells, oldRects);
     },
   });

@@ -1,0 +1,357 @@
+"""Who hears a commit, and what server processes share: the bus.
+
+With one server process (SQLite or memory storage) there is nothing to share:
+:class:`LocalBus` does nothing, computer players need no lease and the room
+creation limit is the lobby's own. With Redis (``CARDBOARD_REDIS_URL``)
+several processes serve the same rooms, and :class:`RedisBus` connects them
+(``docs/scaling.md``):
+
+* **Commits.** The storage's append script publishes ``"c {room} {version}"``
+  on the channel ``{prefix}bus`` as it stores the version
+  (:mod:`app.storage.redis`). Every process that has the room loaded reads
+  the entries it has not applied yet from Redis, in version order, and
+  sends each of its own connections its own view of each version
+  (:meth:`app.rooms.Room.sync`). A gap (a lost message) is healed by the
+  same read: it always starts at the room's own version. Only ids and
+  versions are published: the entries stay on the server side.
+* **Presence.** ``"p {room}"``: a connection opened or closed, or a seat was
+  taken, somewhere; see :mod:`app.presence`.
+* **Heartbeats.** Every process writes its heartbeat each second; a process
+  silent for 5 s is dead, and its connections are dropped from the presence.
+* **Leases.** A computer player's turn (or a "next deal" between computer
+  players) is claimed with ``SET lease:{room}:{purpose}:{version} NX PX``
+  (:data:`LEASE_MS`), renewed while the computer thinks: exactly one process
+  thinks about it; if that process dies the lease expires and another takes
+  the turn over (:meth:`RedisBus.hold`).
+* **Room creation per address** is one token bucket per address in Redis, so
+  the limit holds whichever process a client reaches.
+
+If Redis cannot be reached, the bus reconnects with backoff and then catches
+every loaded room up and writes its presence again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Protocol
+
+from redis.exceptions import RedisError
+
+from app.bots import Lease, LocalLeases
+from app.presence import DEAD_MS, HEARTBEAT_MS, RedisPresence
+from app.storage.base import Storage, StorageError
+
+if TYPE_CHECKING:
+    from app.lobby import Lobby
+    from app.rooms import Presence, Room
+    from app.settings import Settings
+    from app.storage.redis import RedisStorage
+
+log = logging.getLogger(__name__)
+
+LEASE_MS = 5000
+"""How long a computer player's claim on a turn lasts unless renewed."""
+
+RENEW_SECONDS = LEASE_MS / 3000
+"""How often a claim is renewed while the computer thinks."""
+
+RETRY_SECONDS = LEASE_MS / 2000
+"""How often a process that did not get a claim looks again (to take the
+turn over if the claim's process died)."""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local burst, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
+tokens = math.min(burst, tokens + (now - at) * rate)
+local wait = 0
+if tokens < 1 then wait = (1 - tokens) / rate else tokens = tokens - 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
+return tostring(wait)
+"""
+"""A token bucket: KEYS: the address's bucket; ARGV: burst, tokens per ms.
+Returns the ms to wait (0: a room may be created), on Redis's own clock."""
+
+
+class Bus(Protocol):
+    """What :class:`app.lobby.Lobby` needs from the bus (see the module
+    docstring). ``presence`` is given to every room (``None``: one process)."""
+
+    presence: Presence | None
+    retry_seconds: float
+
+    async def open(self, lobby: Lobby) -> None:
+        """Start (after the storage has opened)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop (before the storage closes)."""
+        ...
+
+    async def loaded(self, room: Room) -> None:
+        """``room`` has just been loaded in this process: catch it up and read
+        its presence."""
+        ...
+
+    async def creation_wait(self, address: str) -> float | None:
+        """Take one room creation for ``address`` from the shared limit: 0 if
+        allowed, else seconds to wait; ``None`` if the limit is not shared
+        (the lobby's own applies). Raises ``StorageError``."""
+        ...
+
+    def hold(self, room_id: str, purpose: str,
+             version: int) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Claim computer-player work (``purpose`` in ``room_id`` at
+        ``version``) for as long as the context lasts: see :class:`app.bots.Lease`."""
+        ...
+
+
+class LocalBus(LocalLeases):
+    """The bus of a single server process: nothing to tell anyone."""
+
+    presence: Presence | None = None
+
+    async def open(self, lobby: Lobby) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def loaded(self, room: Room) -> None:
+        return None
+
+    async def creation_wait(self, address: str) -> float | None:
+        return None
+
+
+def make_bus(settings: Settings, storage: Storage) -> Bus:
+    """A :class:`RedisBus` over a Redis storage, else a :class:`LocalBus`."""
+    from app.storage.redis import RedisStorage
+
+    if isinstance(storage, RedisStorage):
+        return RedisBus(storage, settings)
+    return LocalBus()
+
+
+class RedisBus:
+    """The bus between the server processes that share ``storage``'s Redis."""
+
+    retry_seconds = RETRY_SECONDS
+
+    def __init__(self, storage: RedisStorage, settings: Settings) -> None:
+        self.storage = storage
+        self.settings = settings
+        self.client = storage.client
+        self.prefix = storage.prefix
+        self.channel = storage.channel
+        self.proc = secrets.token_hex(6)
+        """This process's id in Redis (fresh at every start)."""
+        self.redis_presence = RedisPresence(self.client, self.prefix, self.channel, self.proc)
+        self.presence: Presence | None = self.redis_presence
+        self.lobby: Lobby | None = None
+        self.up = False
+        """True while the bus is subscribed."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._syncing: dict[str, int | None] = {}
+        self._release = self.client.register_script(_RELEASE)
+        self._renew = self.client.register_script(_RENEW)
+        self._take = self.client.register_script(_TAKE)
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    # ---- start and stop -------------------------------------------------------------------
+    async def open(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.redis_presence.poke = lobby.bots.poke
+        self.redis_presence.start()
+        await self._beat_once(first=True)
+        loop = asyncio.get_running_loop()
+        subscribed = loop.create_future()
+        self._tasks = [loop.create_task(self._listen(subscribed), name="bus listener"),
+                       loop.create_task(self._beat(), name="bus heartbeat")]
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(subscribed), 5.0)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self.redis_presence.stop()
+        with contextlib.suppress(RedisError):
+            await self.client.zrem(self._key("procs"), self.proc)
+
+    # ---- commits and presence -------------------------------------------------------------
+    async def _listen(self, subscribed: asyncio.Future[None]) -> None:
+        delay, again = 0.1, False
+        while True:
+            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self.up = True
+                if not subscribed.done():
+                    subscribed.set_result(None)
+                if again:
+                    log.warning("bus: subscribed again; catching every room up")
+                    self._resync()
+                delay = 0.1
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is not None and message.get("type") == "message":
+                        self._on(str(message["data"]))
+            except (RedisError, OSError) as exc:
+                if self.up or not again:
+                    log.warning("bus: Redis is unreachable (%s); retrying", exc)
+                self.up, again = False, True
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)
+
+    def _on(self, data: str) -> None:
+        kind, _, rest = data.partition(" ")
+        room_id, _, version = rest.partition(" ")
+        room = self._room(room_id)
+        if room is None:
+            return
+        if kind == "c":
+            with contextlib.suppress(ValueError):
+                self.sync(room, int(version))
+        elif kind == "p":
+            self.redis_presence.refresh(room)
+
+    def _room(self, room_id: str) -> Room | None:
+        if self.lobby is None:
+            return None
+        room = self.lobby.store.get(room_id)
+        return None if room is None or room.closed else room
+
+    def sync(self, room: Room, version: int | None) -> None:
+        """Catch ``room`` up to ``version`` (``None``: whatever is stored) in
+        the background, one catch-up per room at a time."""
+        if version is not None and version <= room.version:
+            return
+        if room.id in self._syncing:
+            wanted = self._syncing[room.id]
+            self._syncing[room.id] = None if version is None or wanted is None else max(wanted, version)
+            return
+        self._syncing[room.id] = version
+        asyncio.get_running_loop().create_task(self._sync(room), name=f"room {room.id}: catch up")
+
+    async def _sync(self, room: Room) -> None:
+        try:
+            while room.id in self._syncing:
+                version = self._syncing[room.id]
+                try:
+                    await room.sync(version)
+                except StorageError as exc:
+                    log.warning("room %s: cannot catch up (%s); retried on the next commit", room.id, exc)
+                if self._syncing.get(room.id) == version:
+                    break
+        finally:
+            self._syncing.pop(room.id, None)
+
+    def _resync(self) -> None:
+        """After a lost subscription: catch every loaded room up, write this
+        process's presence again and read everyone's."""
+        rooms = [r for r in (self._room(i) for i in self._ids()) if r is not None]
+        for room in rooms:
+            self.sync(room, None)
+        self.redis_presence.reassert(rooms)
+
+    def _ids(self) -> list[str]:
+        return self.lobby.store.ids() if self.lobby is not None else []
+
+    async def loaded(self, room: Room) -> None:
+        try:
+            await room.sync(None)
+        except StorageError as exc:
+            log.warning("room %s: cannot catch up after loading (%s)", room.id, exc)
+        self.redis_presence.refresh(room)
+
+    # ---- heartbeats -----------------------------------------------------------------------
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_MS / 1000)
+            try:
+                await self._beat_once()
+            except RedisError as exc:
+                log.debug("heartbeat: %s", exc)
+
+    async def _beat_once(self, first: bool = False) -> None:
+        """Say this process is alive; note who else is; bury the dead."""
+        procs = self._key("procs")
+        now = int(await self._now_ms())
+        added = await self.client.zadd(procs, {self.proc: now})
+        if added and not first:
+            log.warning("bus: this process was taken for dead; writing its presence again")
+            self._resync()
+        lapsed = {str(p) for p in await self.client.zrangebyscore(procs, "-inf", f"({now - DEAD_MS}")}
+        self.redis_presence.dead = lapsed
+        for dead in lapsed:
+            if await self.client.zrem(procs, dead):
+                rooms = await self.redis_presence.bury(dead)
+                log.warning("bus: server process %s stopped answering; its connections to %d rooms"
+                            " are dropped", dead, rooms)
+
+    async def _now_ms(self) -> float:
+        sec, usec = await self.client.time()
+        return float(sec) * 1000 + float(usec) / 1000
+
+    # ---- leases ---------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def hold(self, room_id: str, purpose: str, version: int) -> AsyncIterator[Lease]:
+        key = self._key("lease", room_id, purpose.replace(" ", "_"), str(version))
+        lease = Lease(held=False)
+        try:
+            lease.held = bool(await self.client.set(key, self.proc, nx=True, px=LEASE_MS))
+        except RedisError as exc:
+            log.info("room %s: cannot claim the %s (%s)", room_id, purpose, exc)
+        if not lease.held:
+            yield lease
+            return
+        renew = asyncio.get_running_loop().create_task(self._renewing(key))
+        try:
+            yield lease
+        finally:
+            renew.cancel()
+            if not lease.kept:
+                with contextlib.suppress(RedisError):
+                    await self._release(keys=[key], args=[self.proc])
+
+    async def _renewing(self, key: str) -> None:
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            with contextlib.suppress(RedisError):
+                if not await self._renew(keys=[key], args=[self.proc, LEASE_MS]):
+                    log.warning("lease %s was lost (taken over after an expiry)", key)
+                    return
+
+    # ---- limits ---------------------------------------------------------------------------
+    async def creation_wait(self, address: str) -> float | None:
+        rate = self.settings.room_create_per_hour / 3_600_000.0
+        try:
+            wait = await self._take(keys=[self._key("create", address)],
+                                    args=[self.settings.room_create_burst, repr(rate)])
+        except RedisError as exc:
+            raise StorageError(f"redis: {exc}") from None
+        return float(wait) / 1000.0

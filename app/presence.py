@@ -1,0 +1,297 @@
+"""Presence across server processes: who is connected to which seat, kept in
+Redis so that every process serving a room shows the same seats connected,
+hands seats over to computer players at the same moment and tells a
+connection it was ``replaced`` when its seat is resumed on another process
+(``docs/scaling.md``, "Presence").
+
+Keys, under the prefix (``cb:``):
+
+=============================  ================================================
+``room:{id}:seats``            hash: seat → ``"{process} {connection}"`` while
+                               its holder is connected, ``"- {unix time}"``
+                               once they are away (since then)
+``room:{id}:conns``            hash: ``"{process}:{connection}"`` → ``1`` for
+                               every connection open on the room, spectators
+                               included (rooms are watched, and not swept,
+                               while it is not empty)
+``proc:{process}:rooms``       set: rooms where that process has connections
+``procs``                      sorted set: process → its last heartbeat (ms)
+=============================  ================================================
+
+Every change is one Lua script that also publishes ``"p {room}"`` on the bus
+channel; each process that has the room loaded then reads the two hashes
+again (:meth:`RedisPresence.refresh`) and reconciles its own connections with
+them: a seat now held by another process's connection means that its own
+connection there was replaced. A process whose heartbeat is older than
+:data:`DEAD_MS` is dead: the first process to notice (the one whose ``ZREM``
+removes it) marks its seats away and drops its connections
+(:meth:`RedisPresence.bury`).
+
+The writes of one process go through one queue, in order, so that a refresh
+never reads the hashes before this process's own earlier writes; a refresh
+read before one of them (queued earlier) does not count against the seat
+that write takes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from app.protocol import error_text
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
+
+    from app.rooms import Connection, Room
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_MS = 1000
+"""How often a process says it is alive."""
+
+DEAD_MS = 5000
+"""A process silent this long is taken for dead: its seats show away."""
+
+_ATTACH = """
+redis.call('HSET', KEYS[1], ARGV[1], '1')
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('PUBLISH', KEYS[3], 'p ' .. ARGV[2])
+"""
+"""KEYS: conns, proc rooms, channel; ARGV: connection field, room id."""
+
+_DETACH = """
+redis.call('HDEL', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[4] then
+  redis.call('HSET', KEYS[2], ARGV[3], '- ' .. ARGV[5])
+end
+if ARGV[6] == '1' then redis.call('SREM', KEYS[3], ARGV[2]) end
+redis.call('PUBLISH', KEYS[4], 'p ' .. ARGV[2])
+"""
+"""KEYS: conns, seats, proc rooms, channel; ARGV: connection field, room id,
+seat ('' if none), this connection's seat value, unix time, last ('1': no
+connection of this process is left on the room)."""
+
+_SEATED = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', KEYS[2], 'p ' .. ARGV[3])
+"""
+"""KEYS: seats, channel; ARGV: seat, this connection's seat value, room id."""
+
+_UNSEATED = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('PUBLISH', KEYS[2], 'p ' .. ARGV[3])
+"""
+"""KEYS: seats, channel; ARGV: seat, this connection's seat value, room id."""
+
+_BURY = """
+local rooms = redis.call('SMEMBERS', KEYS[1])
+for _, room in ipairs(rooms) do
+  local conns = ARGV[1] .. 'room:' .. room .. ':conns'
+  local seats = ARGV[1] .. 'room:' .. room .. ':seats'
+  local c = redis.call('HKEYS', conns)
+  for _, field in ipairs(c) do
+    if string.sub(field, 1, #ARGV[2] + 1) == ARGV[2] .. ':' then redis.call('HDEL', conns, field) end
+  end
+  local s = redis.call('HGETALL', seats)
+  for i = 1, #s, 2 do
+    if string.sub(s[i + 1], 1, #ARGV[2] + 1) == ARGV[2] .. ' ' then
+      redis.call('HSET', seats, s[i], '- ' .. ARGV[3])
+    end
+  end
+  redis.call('PUBLISH', KEYS[2], 'p ' .. room)
+end
+redis.call('DEL', KEYS[1])
+return #rooms
+"""
+"""KEYS: the dead process's rooms, channel; ARGV: prefix, dead process, unix
+time. (Room keys are built in the script: one Redis, not a cluster.)"""
+
+
+class RedisPresence:
+    """The presence of process ``proc``'s connections in Redis (``client``,
+    keys under ``prefix``, events on ``channel``); implements
+    :class:`app.rooms.Presence`. ``dead`` is the set of processes whose
+    heartbeat has lapsed, kept by :mod:`app.bus` (any other counts as alive:
+    a process just started may not have been seen yet); ``poke`` is called with a
+    room after its presence changed (the computer players' poke)."""
+
+    def __init__(self, client: aioredis.Redis, prefix: str, channel: str, proc: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.channel = channel
+        self.proc = proc
+        self.dead: set[str] = set()
+        self.poke: Callable[[Room], None] = lambda room: None
+        self._ids: dict[Connection, str] = {}
+        self._count = itertools.count(1)
+        self._queue: asyncio.Queue[Callable[[], Awaitable[Any]]] = asyncio.Queue()
+        self._jobs = 0
+        self._seated_at: dict[Connection, int] = {}
+        self._worker: asyncio.Task[None] | None = None
+        self._attach = client.register_script(_ATTACH)
+        self._detach = client.register_script(_DETACH)
+        self._seated = client.register_script(_SEATED)
+        self._unseated = client.register_script(_UNSEATED)
+        self._bury = client.register_script(_BURY)
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    def start(self) -> None:
+        """Start the writer (in the running loop)."""
+        self._worker = asyncio.get_running_loop().create_task(self._write(), name="presence writer")
+
+    async def stop(self) -> None:
+        """Finish the writes queued, then stop."""
+        if self._worker is None:
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._queue.join(), 2.0)
+        self._worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._worker
+        self._worker = None
+
+    async def _write(self) -> None:
+        while True:
+            job = await self._queue.get()
+            try:
+                await job()
+            except RedisError as exc:
+                log.warning("presence: Redis is unreachable (%s); it is written again once it is back",
+                            exc)
+            except Exception:
+                log.exception("presence: a write failed")
+            finally:
+                self._queue.task_done()
+
+    def _do(self, job: Callable[[], Awaitable[Any]]) -> int:
+        """Queue ``job``; returns its number (jobs run in that order)."""
+        self._jobs += 1
+        self._queue.put_nowait(job)
+        return self._jobs
+
+    def conn_id(self, conn: Connection) -> str:
+        """This process's id for ``conn`` (given on first use)."""
+        known = self._ids.get(conn)
+        if known is None:
+            known = self._ids[conn] = str(next(self._count))
+        return known
+
+    def _mine(self, conn: Connection) -> str:
+        return f"{self.proc} {self.conn_id(conn)}"
+
+    # ---- app.rooms.Presence ---------------------------------------------------------------
+    def attached(self, room: Room, conn: Connection) -> None:
+        field = f"{self.proc}:{self.conn_id(conn)}"
+        keys = [self._key("room", room.id, "conns"), self._key("proc", self.proc, "rooms"), self.channel]
+        self._do(lambda: self._attach(keys=keys, args=[field, room.id]))
+
+    def detached(self, room: Room, conn: Connection, seat: str | None) -> None:
+        mine = self._mine(conn)
+        field = f"{self.proc}:{self.conn_id(conn)}"
+        self._ids.pop(conn, None)
+        self._seated_at.pop(conn, None)
+        last = "1" if not room.connections else "0"
+        keys = [self._key("room", room.id, "conns"), self._key("room", room.id, "seats"),
+                self._key("proc", self.proc, "rooms"), self.channel]
+        args = [field, room.id, seat or "", mine, repr(time.time()), last]
+        self._do(lambda: self._detach(keys=keys, args=args))
+
+    def seated(self, room: Room, conn: Connection, seat: str) -> None:
+        keys = [self._key("room", room.id, "seats"), self.channel]
+        args = [seat, self._mine(conn), room.id]
+        self._seated_at[conn] = self._do(lambda: self._seated(keys=keys, args=args))
+
+    def unseated(self, room: Room, conn: Connection, seat: str) -> None:
+        keys = [self._key("room", room.id, "seats"), self.channel]
+        args = [seat, self._mine(conn), room.id]
+        self._do(lambda: self._unseated(keys=keys, args=args))
+
+    # ---- reading ----------------------------------------------------------------------------
+    def refresh(self, room: Room) -> None:
+        """Read ``room``'s presence again (after this process's queued
+        writes) and apply it: see :meth:`apply`."""
+        async def job() -> None:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.hgetall(self._key("room", room.id, "seats"))
+                pipe.hgetall(self._key("room", room.id, "conns"))
+                seats, conns = await pipe.execute()
+            self.apply(room, seats, conns, number)
+        number = self._do(job)
+
+    def apply(self, room: Room, seats: dict[str, str], conns: dict[str, str],
+              read: int | None = None) -> None:
+        """Make ``room`` agree with its presence hashes: ``remote_seats`` (held
+        by a connection of another live process), ``remote_watchers``, the
+        ``away_since`` of seats whose holder is away, and a connection here
+        whose seat is now held by another connection is told ``replaced`` and
+        becomes a spectator, unless it was seated after job ``read`` (the
+        read) was queued. Sends fresh states if a seat view changed."""
+        if room.closed:
+            return
+        now_mono, now_wall = time.monotonic(), time.time()
+        before = (set(room.remote_seats), dict(room.away_since))
+        remote: set[str] = set()
+        for seat, value in seats.items():
+            if seat not in room.seats:
+                continue
+            owner, _, rest = value.partition(" ")
+            local = room.seat_conn.get(seat)
+            if owner == "-":
+                if local is None:
+                    with contextlib.suppress(ValueError):
+                        room.away_since[seat] = now_mono - max(0.0, now_wall - float(rest))
+                continue
+            if local is not None and (value == self._mine(local) or read is None
+                                      or self._seated_at.get(local, 0) > read):
+                continue
+            if owner == self.proc:
+                continue  # an older connection of ours: this process knows better
+            if owner in self.dead:
+                if local is None:
+                    room.away_since.setdefault(seat, now_mono)
+                continue
+            if local is not None:
+                self._replaced(room, seat, local)
+            remote.add(seat)
+            room.away_since.pop(seat, None)
+        room.remote_seats = remote
+        room.remote_watchers = sum(
+            1 for field in conns if field.partition(":")[0] not in (self.proc, "", *self.dead))
+        if (room.remote_seats, room.away_since) != before:
+            room.broadcast()
+        self.poke(room)
+
+    def _replaced(self, room: Room, seat: str, conn: Connection) -> None:
+        del room.seat_conn[seat]
+        conn.seat = None
+        conn.push(error_text("replaced", f"seat {seat} was taken back by another connection; you are"
+                             " now watching as a spectator"))
+        room.send_state(conn)
+
+    # ---- processes --------------------------------------------------------------------------
+    async def bury(self, dead: str) -> int:
+        """Mark the seats of the dead process ``dead`` away and drop its
+        connections, in every room where it had some. Returns how many rooms."""
+        return int(await self._bury(keys=[self._key("proc", dead, "rooms"), self.channel],
+                                    args=[self.prefix, dead, repr(time.time())]))
+
+    def reassert(self, rooms: list[Room]) -> None:
+        """Write this process's connections and seats again (after Redis lost
+        them, or after this process was taken for dead), then read every
+        room's presence again."""
+        for room in rooms:
+            for conn in list(room.connections):
+                self.attached(room, conn)
+            for seat, conn in list(room.seat_conn.items()):
+                self.seated(room, conn, seat)
+            self.refresh(room)

@@ -1,0 +1,448 @@
+"""Rooms kept in Redis (``CARDBOARD_REDIS_URL``), shared by several server
+processes (``docs/scaling.md``).
+
+Keys, under a prefix (``CARDBOARD_REDIS_PREFIX``, ``cb:`` by default):
+
+=============================  ================================================
+``room:{id}:meta``             hash: the :class:`RoomMeta` fields
+``room:{id}:log``              list: the record, entry *k* being version *k*,
+                               each ``"{version} {at} {action JSON}"``
+``rooms:open``                 set: ids of the rooms open for play
+``rooms:active``               sorted set: open rooms by last use (Unix s)
+``rooms:finished``             sorted set: closed rooms kept as history, by
+                               the end of their last match
+``room:{id}:notes``            set: the kinds of note the room has
+``room:{id}:notes:{kind}``     list: its last :data:`NOTES_KEPT` notes of that
+                               kind (chat, the spectators' mute), each
+                               ``"{at} {data JSON}"``
+=============================  ================================================
+
+An append is one Lua script, so it is atomic: it adds the entry only if its
+version is the next one (the list's length), else the write fails with
+:class:`StorageConflict` (another process applied that version first). The
+same script updates the meta and **publishes** ``"c {room} {version}"`` on
+the bus channel (``{prefix}bus``, :mod:`app.bus`): a commit is stored and
+announced in one step, so no process can die between the two. Only ids and
+versions are published; the entries (seeds, hidden cards) stay in Redis.
+
+Durability is Redis's: with ``appendonly yes`` and ``appendfsync everysec``
+a crash of Redis itself can lose the last second of writes (a clean restart
+loses nothing). Every Redis failure (refused connection, time-out, a Redis
+still loading its file) raises :class:`StorageError`, which the room turns
+into ``unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.storage.base import (
+    NOTES_KEPT,
+    Entry,
+    MatchRef,
+    Note,
+    Pending,
+    RoomMeta,
+    StorageConflict,
+    StorageError,
+    StoredRoom,
+    match_index,
+)
+
+log = logging.getLogger(__name__)
+
+SOCKET_SECONDS = 2.0
+"""A Redis command that has not answered in this long fails (``unavailable``)."""
+
+CONNECTIONS = 64
+"""Connections to Redis one process opens at most; a command waits (up to
+:data:`SOCKET_SECONDS`) for a free one rather than failing."""
+
+_INDEX = """
+local function index(match_key, matches_key, room, match)
+  if match == '' then return end
+  local n = redis.call('RPUSH', match_key, match)
+  redis.call('HSET', matches_key, match, room .. ' ' .. (n - 1))
+end
+local function unindex(match_key, matches_key)
+  for _, m in ipairs(redis.call('LRANGE', match_key, 0, -1)) do redis.call('HDEL', matches_key, m) end
+  redis.call('DEL', match_key)
+end
+local function drop_notes(kinds_key)
+  for _, kind in ipairs(redis.call('SMEMBERS', kinds_key)) do redis.call('DEL', kinds_key .. ':' .. kind) end
+  redis.call('DEL', kinds_key)
+end
+"""
+"""Lua helpers: a room's match ids in order (its ``matches`` list) and the
+global ``matches`` hash, match id → "room number"; a room's notes (the set
+of their kinds, each kind's list under the set's key and ``:{kind}``)."""
+
+_NOTE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1)
+return 1
+"""
+"""KEYS: meta, the room's note kinds, that kind's list; ARGV: kind,
+``"{at} {data JSON}"``, how many to keep. 0 if there is no such room."""
+
+_CREATE = _INDEX + """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'updated'), ARGV[1])
+index(KEYS[5], KEYS[6], ARGV[1], ARGV[3])
+return 1
+"""
+"""KEYS: meta, log, open, active, the room's matches, the matches hash; ARGV:
+id, entry, match id ('' for none), then the meta's field/value pairs."""
+
+_APPEND = _INDEX + """
+if redis.call('HGET', KEYS[1], 'closed') ~= '0' then return -1 end
+local n = redis.call('LLEN', KEYS[2])
+if n ~= tonumber(ARGV[2]) then return n end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'updated', ARGV[4], 'phase', ARGV[5],
+           'computer_only', ARGV[7])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'finished', ARGV[6]) end
+redis.call('ZADD', KEYS[3], 'GT', ARGV[4], ARGV[1])
+index(KEYS[5], KEYS[6], ARGV[1], ARGV[8])
+redis.call('PUBLISH', KEYS[4], 'c ' .. ARGV[1] .. ' ' .. ARGV[2])
+return -2
+"""
+"""KEYS: meta, log, active, bus channel, the room's matches, the matches
+hash; ARGV: id, version, entry, updated, phase, finished ('' for none),
+computer_only, match id ('' for none). Returns -2 when appended, -1 for a
+closed or missing room, else the record's length (a conflict)."""
+
+_TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local seen = tonumber(redis.call('HGET', KEYS[1], 'seen'))
+if tonumber(ARGV[2]) > seen then
+  redis.call('HSET', KEYS[1], 'seen', ARGV[2])
+  if redis.call('HGET', KEYS[1], 'closed') == '0' then
+    redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[1])
+  end
+end
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'opened', '1') end
+return 1
+"""
+"""KEYS: meta, active; ARGV: id, seen, opened."""
+
+_CLOSE = _INDEX + """
+local finished = redis.call('HGET', KEYS[1], 'finished')
+if not finished then return 0 end
+if redis.call('HLEN', KEYS[6]) > 0 then return 0 end
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[7])
+if finished ~= '' and tonumber(finished) >= tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'closed', '1')
+  redis.call('ZADD', KEYS[5], finished, ARGV[1])
+  return 1
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('ZREM', KEYS[5], ARGV[1])
+unindex(KEYS[8], KEYS[9])
+drop_notes(KEYS[10])
+return 2
+"""
+"""KEYS: meta, log, open, active, finished, the room's connections and its
+seats (the presence hashes of :mod:`app.presence`), the room's matches, the
+matches hash and the room's note kinds; ARGV: id, keep a finished match
+ended at or after this time. A room with connections open on any process is
+left alone (0); returns 1 if kept as history, 2 if deleted."""
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _meta_fields(meta: RoomMeta) -> list[str]:
+    out = []
+    for name in RoomMeta.__slots__:
+        out += [name, _text(getattr(meta, name))]
+    return out
+
+
+def _meta(fields: dict[str, str]) -> RoomMeta:
+    finished = fields.get("finished", "")
+    return RoomMeta(fields["id"], fields["game"], float(fields["created"]), float(fields["updated"]),
+                    float(fields["seen"]), int(fields["version"]), fields["phase"],  # type: ignore[arg-type]
+                    fields.get("opened") == "1", float(finished) if finished else None,
+                    fields.get("closed") == "1", fields.get("computer_only") == "1")
+
+
+def entry_text(entry: Entry) -> str:
+    """How an entry is kept in a room's list: version, time and action JSON."""
+    return f"{entry.version} {entry.at!r} {entry.text()}"
+
+
+def parse_entry(text: str) -> Entry:
+    """The entry :func:`entry_text` wrote."""
+    version, at, action = text.split(" ", 2)
+    return Entry.parse(int(version), float(at), action)
+
+
+class RedisStorage:
+    """:class:`app.storage.base.Storage` in the Redis at ``url``, its keys
+    under ``prefix``. ``client`` is the redis-py asyncio client (shared with
+    :mod:`app.bus`)."""
+
+    name = "redis"
+
+    def __init__(self, url: str, prefix: str = "cb:") -> None:
+        self.url = url
+        self.prefix = prefix
+        self.channel = f"{prefix}bus"
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=CONNECTIONS, timeout=SOCKET_SECONDS, decode_responses=True,
+            socket_timeout=SOCKET_SECONDS, socket_connect_timeout=SOCKET_SECONDS,
+            health_check_interval=15, retry=Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        self.client: aioredis.Redis = aioredis.Redis.from_pool(pool)
+        self._create = self.client.register_script(_CREATE)
+        self._append = self.client.register_script(_APPEND)
+        self._touch = self.client.register_script(_TOUCH)
+        self._close = self.client.register_script(_CLOSE)
+        self._note = self.client.register_script(_NOTE)
+        self._writes: set[asyncio.Future[None]] = set()
+
+    def key(self, *parts: str) -> str:
+        """The key of ``parts`` under the prefix: ``key("room", id, "log")``."""
+        return self.prefix + ":".join(parts)
+
+    def _room_keys(self, room_id: str) -> tuple[str, str]:
+        return self.key("room", room_id, "meta"), self.key("room", room_id, "log")
+
+    def _error(self, exc: RedisError) -> StorageError:
+        return StorageError(f"redis at {self._where()}: {exc}")
+
+    def _where(self) -> str:
+        kwargs = self.client.connection_pool.connection_kwargs
+        return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
+
+    # ---- start and stop -------------------------------------------------------------------
+    async def open(self) -> None:
+        try:
+            await self.client.ping()
+            info = await self.client.info("persistence")
+        except RedisError as exc:
+            raise StorageError(f"cannot reach Redis at {self._where()} (CARDBOARD_REDIS_URL): {exc}."
+                               " Start Redis, or unset CARDBOARD_REDIS_URL to keep rooms in SQLite"
+                               ) from None
+        if str(info.get("aof_enabled", "0")) != "1":
+            log.warning("Redis at %s runs without appendonly: a Redis restart loses every room"
+                        " (set appendonly yes, appendfsync everysec)", self._where())
+
+    async def close(self) -> None:
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+        await self.client.aclose()
+
+    def _spawn(self, work: Any) -> Pending:
+        future: asyncio.Future[None] = asyncio.ensure_future(work)
+        self._writes.add(future)
+        future.add_done_callback(self._writes.discard)
+        return future
+
+    # ---- the interface --------------------------------------------------------------------
+    def create(self, meta: RoomMeta, first: Entry) -> Pending:
+        return self._spawn(self._do_create(meta, first))
+
+    async def _do_create(self, meta: RoomMeta, first: Entry) -> None:
+        meta_key, log_key = self._room_keys(meta.id)
+        try:
+            made = await self._create(
+                keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
+                      *self._match_keys(meta.id)],
+                args=[meta.id, entry_text(first), match_index(meta.id, first, 0) or "",
+                      *_meta_fields(meta)])
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if not made:
+            raise StorageConflict(f"room {meta.id} exists already")
+
+    def append(self, meta: RoomMeta, entry: Entry) -> Pending:
+        return self._spawn(self._do_append(meta, entry))
+
+    async def _do_append(self, meta: RoomMeta, entry: Entry) -> None:
+        meta_key, log_key = self._room_keys(meta.id)
+        try:
+            result = await self._append(
+                keys=[meta_key, log_key, self.key("rooms", "active"), self.channel,
+                      *self._match_keys(meta.id)],
+                args=[meta.id, entry.version, entry_text(entry), _text(meta.updated), meta.phase,
+                      _text(meta.finished), _text(meta.computer_only),
+                      await self._match_of(meta.id, entry)])
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if result == -1:
+            raise StorageConflict(f"room {meta.id} is closed or gone")
+        if result != -2:
+            raise StorageConflict(f"room {meta.id}: version {entry.version} does not follow the stored"
+                                  f" record (at version {int(result) - 1})")
+
+    def note(self, room_id: str, note: Note) -> Pending:
+        return self._spawn(self._do_note(room_id, note))
+
+    def _notes_key(self, room_id: str) -> str:
+        return self.key("room", room_id, "notes")
+
+    async def _do_note(self, room_id: str, note: Note) -> None:
+        kinds = self._notes_key(room_id)
+        try:
+            added = await self._note(
+                keys=[self._room_keys(room_id)[0], kinds, f"{kinds}:{note.kind}"],
+                args=[note.kind, f"{_text(note.at)} {note.text()}", NOTES_KEPT])
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if not added:
+            raise StorageError(f"room {room_id}: no such room to add a note to")
+
+    async def load(self, room_id: str) -> StoredRoom | None:
+        meta_key, log_key = self._room_keys(room_id)
+        kinds_key = self._notes_key(room_id)
+        try:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.hgetall(meta_key)
+                pipe.lrange(log_key, 0, -1)
+                pipe.smembers(kinds_key)
+                fields, texts, kinds = await pipe.execute()
+            kinds = sorted(str(k) for k in kinds)
+            async with self.client.pipeline(transaction=False) as pipe:
+                for kind in kinds:
+                    pipe.lrange(f"{kinds_key}:{kind}", 0, -1)
+                lists = await pipe.execute() if kinds else []
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if not fields:
+            return None
+        notes = []
+        for kind, items in zip(kinds, lists, strict=True):
+            for item in items:
+                at, _, data = str(item).partition(" ")
+                notes.append(Note.parse(kind, float(at), data))
+        notes.sort(key=lambda n: n.at)
+        return StoredRoom(_meta(fields), tuple(parse_entry(t) for t in texts), tuple(notes))
+
+    def _match_keys(self, room_id: str) -> tuple[str, str]:
+        """The room's list of match ids and the global match index."""
+        return self.key("room", room_id, "matches"), self.key("matches")
+
+    async def _match_of(self, room_id: str, entry: Entry) -> str:
+        """The id of the match ``entry`` begins, or ``""``; only a rematch that
+        carries no id (an older record) costs a look-up of the room's count."""
+        if entry.action.get("t") != "rematch" or entry.action.get("match"):
+            return match_index(room_id, entry, 0) or ""
+        number = int(await self.client.llen(self._match_keys(room_id)[0]))
+        return match_index(room_id, entry, number) or ""
+
+    async def find_match(self, match_id: str) -> MatchRef | None:
+        try:
+            where = await self.client.hget(self.key("matches"), match_id)
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if where is None:
+            return None
+        room, number = str(where).rsplit(" ", 1)
+        return MatchRef(room, int(number))
+
+    async def since(self, room_id: str, version: int) -> list[Entry]:
+        _, log_key = self._room_keys(room_id)
+        try:
+            texts = await self.client.lrange(log_key, version + 1, -1)
+        except RedisError as exc:
+            raise self._error(exc) from None
+        return [parse_entry(str(t)) for t in texts]
+
+    async def touch(self, room_id: str, seen: float, opened: bool) -> None:
+        meta_key, _ = self._room_keys(room_id)
+        try:
+            await self._touch(keys=[meta_key, self.key("rooms", "active")],
+                              args=[room_id, _text(seen), _text(opened)])
+        except RedisError as exc:
+            raise self._error(exc) from None
+
+    async def close_room(self, room_id: str) -> None:
+        await self._close_one(room_id, 0.0)
+
+    async def _close_one(self, room_id: str, keep_after: float) -> int:
+        meta_key, log_key = self._room_keys(room_id)
+        try:
+            return int(await self._close(
+                keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
+                      self.key("rooms", "finished"), self.key("room", room_id, "conns"),
+                      self.key("room", room_id, "seats"), *self._match_keys(room_id),
+                      self._notes_key(room_id)],
+                args=[room_id, _text(keep_after)]))
+        except RedisError as exc:
+            raise self._error(exc) from None
+
+    async def rooms(self, closed: bool | None = False) -> list[RoomMeta]:
+        try:
+            ids: set[str] = set()
+            if closed is not True:
+                ids |= {str(i) for i in await self.client.smembers(self.key("rooms", "open"))}
+            if closed is not False:
+                ids |= {str(i) for i in await self.client.zrange(self.key("rooms", "finished"), 0, -1)}
+            async with self.client.pipeline(transaction=False) as pipe:
+                for room_id in ids:
+                    pipe.hgetall(self._room_keys(room_id)[0])
+                rows = await pipe.execute()
+        except RedisError as exc:
+            raise self._error(exc) from None
+        return [_meta(r) for r in rows if r]
+
+    async def count_open(self) -> int:
+        try:
+            return int(await self.client.scard(self.key("rooms", "open")))
+        except RedisError as exc:
+            raise self._error(exc) from None
+
+    async def purge(self, idle_before: float, finished_before: float,
+                    skip: frozenset[str] = frozenset()) -> list[str]:
+        try:
+            idle = [str(i) for i in await self.client.zrangebyscore(
+                self.key("rooms", "active"), "-inf", idle_before)]
+            old = [str(i) for i in await self.client.zrangebyscore(
+                self.key("rooms", "finished"), "-inf", f"({finished_before!r}")]
+        except RedisError as exc:
+            raise self._error(exc) from None
+        done = []
+        for room_id in idle:
+            if room_id not in skip and await self._close_one(room_id, finished_before):
+                done.append(room_id)
+        for room_id in old:
+            meta_key, log_key = self._room_keys(room_id)
+            room_matches, matches = self._match_keys(room_id)
+            kinds_key = self._notes_key(room_id)
+            try:
+                ids = [str(m) for m in await self.client.lrange(room_matches, 0, -1)]
+                kinds = [str(k) for k in await self.client.smembers(kinds_key)]
+                async with self.client.pipeline(transaction=True) as pipe:
+                    pipe.delete(meta_key, log_key, room_matches, kinds_key,
+                                *(f"{kinds_key}:{k}" for k in kinds))
+                    pipe.zrem(self.key("rooms", "finished"), room_id)
+                    if ids:
+                        pipe.hdel(matches, *ids)
+                    await pipe.execute()
+            except RedisError as exc:
+                raise self._error(exc) from None
+            done.append(room_id)
+        return done

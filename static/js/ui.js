@@ -1,0 +1,61 @@
+// Page helpers shared by the room page and the review board: elements built
+// from attributes, the wording of points and sentences, and a deal's score
+// breakdown. No rules here: everything drawn comes from the server.
+
+/** An element `tag` with `attrs` ("class", "on<event>" handlers, other
+ * attributes; false/null/undefined left out) and `children` (nodes or text). */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+/** Signed points with a true minus sign: +5, 0, −10. */
+export function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
+
+/** Points with a true minus sign: 5, 0, −10. */
+export function points(n) { return n < 0 ? `−${-n}` : String(n); }
+
+/** A sentence from the engine, with a capital first letter. */
+export function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
+/**
+ * A deal's result: `title`, the engine's reason and each side's points with
+ * the score lines that add up to them (`outcome` as the server sends it).
+ * `sideName(side)` names a side; `noun` is "deal" or "game".
+ */
+export function outcomeBlock(outcome, title, { sideName, noun }) {
+  const box = el("div", { class: "sides" });
+  for (const s of outcome.scores) {
+    const won = outcome.winners.includes(s.side);
+    const lines = el("ul", { class: "breakdown" });
+    for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
+    box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
+      el("div", {}, el("strong", {}, sideName(s.side)), won ? ` · won the ${noun}` : ""),
+      el("div", { class: "pts" }, points(s.points)),
+      lines));
+  }
+  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
+}
+
+/** Copy `text` to the clipboard; on a page without clipboard access (plain
+ * http) select it in `field` (a visible input holding it) and copy that.
+ * Resolves to true if it was copied. */
+export async function copyText(text, field) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch { /* fall back to the field */ }
+  if (!field) return false;
+  field.value = text;
+  field.focus();
+  field.select();
+  try { return document.execCommand("copy"); } catch { return false; }
+}

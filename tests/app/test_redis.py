@@ -1,0 +1,661 @@
+"""Several server processes on one real Redis (``docs/scaling.md``): every
+game played with its seats split over two uvicorn processes and a spectator
+on each; a process killed mid-deal; the same move sent to two processes at
+once; Redis restarted mid-game; a computer player's turn claimed once.
+
+Each test starts its own ``redis-server`` (AOF on) in a temporary directory;
+without ``/usr/bin/redis-server`` they skip, or fail when required
+(``CI=true`` or ``CARDBOARD_REDIS_TESTS=required``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
+
+from app.lobby import Lobby
+from app.rooms import Room
+from app.settings import Settings
+from app.table import Table
+from engine.match import Match
+from engine.registry import GAMES, get_game
+
+pytestmark = pytest.mark.xdist_group("redis")
+
+SEED = 20240611
+
+
+class Cluster:
+    """A Redis and two server processes shared by the tests that kill
+    nothing (handover after 1 s, computer players pausing 0.05 s)."""
+
+    def __init__(self, redis: RedisServer, servers: list[AppServer]) -> None:
+        self.redis, self.servers = redis, servers
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    directory = tmp_path_factory.mktemp("cluster")
+    with (redis_server(directory) as redis,
+          app_servers(redis.url, directory, CARDBOARD_HANDOVER_SECONDS="1",
+                      CARDBOARD_BOT_PAUSE="0.05") as servers):
+        yield Cluster(redis, servers)
+
+
+def seats_of(game_id: str) -> tuple[str, ...]:
+    game = get_game(game_id)
+    return game.seats(game.check_options({}))
+
+
+class Replay:
+    """The engine's own replay of the moves a test made, by version: what
+    each seat must have been shown at each version."""
+
+    def __init__(self, game_id: str, seed: int, dealt_version: int) -> None:
+        self.game_id = game_id
+        self.game = get_game(game_id)
+        self.match = Match.new(game_id, self.game.check_options({}), seed)
+        self.start = dealt_version
+        self.matches = [self.match]
+
+    def play(self, seat: str, move: str) -> None:
+        self.match = self.match.play(seat, move)
+        self.matches.append(self.match)
+
+    def ready(self) -> None:
+        """A seat said it is ready between deals: a version, the same board."""
+        self.matches.append(self.match)
+
+    def next_deal(self) -> None:
+        self.match = self.match.next_deal()
+        self.matches.append(self.match)
+
+    def board(self, version: int, seat: str | None) -> Any:
+        match = self.matches[max(0, version - self.start)]
+        return json.loads(json.dumps(self.game.view(match.state, seat)))
+
+    def check(self, client: Client) -> None:
+        """Every state ``client`` received shows the board of its version."""
+        for state in client.states:
+            if state["version"] >= self.start and state["phase"] != "waiting":
+                assert state["view"]["board"] == self.board(state["version"], state["you"]), (
+                    f"{client.name}: version {state['version']} differs from the replay")
+
+
+async def seat_clients(servers: list[AppServer], room: str, seats: tuple[str, ...]
+                       ) -> tuple[dict[str, Client], list[Client]]:
+    """A client per seat, seat ``k`` on server ``k % 2``, joined in seat
+    order, and a spectator on each server; every client has seen the last
+    join."""
+    players: dict[str, Client] = {}
+    for k, seat in enumerate(seats):
+        client = await Client(f"{seat}@{k % 2}").connect(servers[k % 2].ws, room)
+        await client.send(type="join", seat=seat, name=f"P{k}")
+        await client.until(lambda c=client: c.token is not None, "joined")
+        players[seat] = client
+    watchers = [await Client(f"spectator@{i}").connect(s.ws, room) for i, s in enumerate(servers)]
+    everyone = [*players.values(), *watchers]
+    for client in everyone:
+        await client.at(len(seats))
+    return players, watchers
+
+
+class SplitTable:
+    """A room of ``game_id`` (seeded) made on ``servers[creator]``, its seats
+    split over both servers (:func:`seat_clients`), with its replay."""
+
+    def __init__(self, game_id: str, room: str, players: dict[str, Client], watchers: list[Client]
+                 ) -> None:
+        self.room, self.players, self.watchers = room, players, watchers
+        self.seats = tuple(players)
+        self.replay = Replay(game_id, SEED, len(self.seats))
+
+    @property
+    def everyone(self) -> list[Client]:
+        return [*self.players.values(), *self.watchers]
+
+    @staticmethod
+    async def make(servers: list[AppServer], game_id: str, creator: int = 0) -> SplitTable:
+        room = servers[creator].post("/api/rooms", {"game": game_id, "options": {"seed": SEED}})["room"]
+        players, watchers = await seat_clients(servers, room, seats_of(game_id))
+        return SplitTable(game_id, room, players, watchers)
+
+
+async def play_moves(players: dict[str, Client], everyone: list[Client], replay: Replay,
+                     rng: random.Random, limit: int) -> int:
+    """Play up to ``limit`` random legal moves, one at a time, each by the
+    awaited seat's client; after each, every client must reach the new
+    version. Returns the version reached."""
+    any_client = next(iter(players.values()))
+    version = any_client.last["version"]
+    for _ in range(limit):
+        state = any_client.last
+        if state["phase"] != "playing":
+            break
+        seat = state["to_move"][0]
+        mover = players[seat]
+        await mover.at(version)
+        assert mover.last["legal_moves"], (mover.name, mover.frames[-3:])
+        move = rng.choice(mover.last["legal_moves"])
+        await mover.send(type="move", move=move, version=version)
+        replay.play(seat, move)
+        version += 1
+        for client in everyone:
+            await client.at(version)
+    return version
+
+
+def test_every_game_split_over_two_processes(cluster: Cluster) -> None:
+    servers = cluster.servers
+
+    async def play(game_id: str, rng: random.Random) -> None:
+        t = await SplitTable.make(servers, game_id)
+        players, watchers, everyone, replay = t.players, t.watchers, t.everyone, t.replay
+        await play_moves(players, everyone, replay, rng, 400)
+        last = watchers[0].last
+        assert last["phase"] in ("deal_over", "match_over"), last["phase"]
+        for client in everyone:
+            check_versions(client)
+            replay.check(client)
+            assert client.last["version"] == last["version"]
+            # Every seat shows connected on both processes.
+            assert all(s["connected"] for s in client.last["view"]["seats"]), client.name
+        for client in everyone:
+            await client.close()
+
+    async def main() -> None:
+        rng = random.Random(7)
+        for game_id in GAMES:
+            await play(game_id, rng)
+
+    asyncio.run(main())
+
+
+class FakeConn:
+    """A connection in the test's own process: frames are kept as JSON."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+        self.frames: list[dict[str, Any]] = []
+
+    def push(self, text: str) -> None:
+        self.frames.append(json.loads(text))
+
+
+def test_same_move_sent_to_two_processes_plays_once(tmp_path: Path) -> None:
+    """Two lobbies (as two processes would have) over one Redis: the same
+    seat, seated on both before either hears of the other, sends the same
+    move on the same version to both at once, 50 times. Exactly one commit
+    wins the compare-and-set; the other is refused with ``stale_version``
+    and the fresh state, and the record holds the move once."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            settings = Settings(redis_url=redis.url, bot_pool="thread", database=":memory:")
+            a, b = Lobby(settings), Lobby(settings)
+            await a.open()
+            await b.open()
+            try:
+                await race(a, b)
+            finally:
+                await a.close()
+                await b.close()
+
+        async def race(a: Lobby, b: Lobby) -> None:
+            room_a = await a.create_room("get-stuck", {"seed": SEED})
+            room_b = await b.room(room_a.id)
+            assert room_b is not None
+            rooms = (room_a, room_b)
+            red, black = FakeConn(), FakeConn()
+            for conn in (red, black):
+                room_a.attach(conn)
+            await room_a.act(lambda: room_a.join(red, "red", "R"), red)
+            await room_a.act(lambda: room_a.join(black, "black", "B"), black)
+            tokens = {c.seat: next(f["token"] for f in c.frames if f["type"] == "joined")
+                      for c in (red, black)}
+            twins = {seat: (FakeConn(), FakeConn()) for seat in tokens}
+            for pair in twins.values():
+                for room, conn in zip(rooms, pair, strict=True):
+                    room.attach(conn)
+            await room_b.sync()
+            wins = 0
+            for n in range(50):
+                await asyncio.sleep(0.05)  # let the presence of the last resumes settle
+                if room_a.phase != "playing":
+                    # Both seats say they are ready (each press is stored), on this process.
+                    for ready_seat, token in tokens.items():
+                        conn = twins[ready_seat][0]
+                        room_a.resume(conn, token)
+                        await room_a.act(lambda c=conn: room_a.ready(c, room_a.version))
+                    assert room_a.phase == "playing"
+                    await room_b.sync()
+                await room_b.sync()
+                assert room_a.version == room_b.version
+                version = room_a.version
+                seat = room_a.game.to_move(room_a.match.state)[0]
+                pair = twins[seat]
+                # Both seated at once (no await in between), one per process.
+                for room, conn in zip(rooms, pair, strict=True):
+                    room.resume(conn, tokens[seat])
+                    assert conn.seat == seat
+                move = room_a.game.legal_moves(room_a.match.state, seat)[n % 2 - 1]
+                for conn in pair:
+                    conn.frames.clear()
+                results = await asyncio.gather(
+                    *(room.act(lambda r=room, c=conn, m=move, v=version: r.move(c, m, v), conn)
+                      for room, conn in zip(rooms, pair, strict=True)))
+                assert sorted(results) == [False, True], results
+                loser = pair[results.index(False)]
+                # Refused as stale, with the fresh state (the other process may
+                # meanwhile have told it that its seat was taken back).
+                codes = [f["code"] for f in loser.frames if f["type"] == "error"]
+                assert [c for c in codes if c != "replaced"] == ["stale_version"], loser.frames
+                refused = loser.frames.index(next(f for f in loser.frames
+                                                  if f.get("code") == "stale_version"))
+                assert loser.frames[refused + 1]["type"] == "state"
+                assert loser.frames[refused + 1]["version"] == version + 1
+                wins += 1
+                stored = await a.storage.load(room_a.id)
+                assert stored is not None and stored.entries[-1].version == version + 1
+                assert [e.action.get("move") for e in stored.entries if e.version == version + 1] == [move]
+                await room_b.sync()
+                await room_a.sync()
+                assert room_a.table == room_b.table
+            assert wins == 50
+            stored = await a.storage.load(room_a.id)
+            assert stored is not None
+            assert Room.rebuild(stored, a.storage).table.match == room_a.table.match
+
+        asyncio.run(main())
+
+
+async def computer_table(servers: list[AppServer]) -> tuple[str, str, tuple[Client, Client], Client]:
+    """A seeded Get Stuck room with a computer player, a spectator on each
+    server and a person seated through the second one: the room id, the
+    person's seat, the spectators and the person."""
+    made = servers[0].post("/api/rooms", {"game": "get-stuck", "options": {"seed": SEED},
+                                          "bots": {"level": "easy", "seats": "others"}})
+    room, seat = made["room"], made["seat"]
+    watchers = (await Client("spectator@0").connect(servers[0].ws, room),
+                await Client("spectator@1").connect(servers[1].ws, room))
+    person = await Client("person@1").connect(servers[1].ws, room)
+    await person.send(type="join", seat=seat, name="P")
+    await person.until(lambda: person.last["you"] == seat, "the person seated")
+    return room, seat, watchers, person
+
+
+LATE_COPY = ("stale_version", "not_your_turn", "not_playing", "not_seated")
+
+
+def test_double_click_to_two_processes_plays_once(cluster: Cluster) -> None:
+    """Over real processes: the awaited seat's token is resumed on a socket
+    to each process, each followed at once by the same move on the same
+    version, 50 times. Each time the move plays once: every client sees one
+    new version, and the other socket's copy is refused: ``stale_version``
+    when the compare-and-set decided, else as one process refuses a late
+    copy (the turn or the deal has passed; ``not_seated`` once ``replaced``)."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        t = await SplitTable.make(servers, "get-stuck")
+        replay, watchers = t.replay, t.watchers
+        tokens = {seat: c.token for seat, c in t.players.items()}
+        twins = {seat: [c, await Client(f"{seat}-twin@{1 - k % 2}").connect(
+            servers[1 - k % 2].ws, t.room)] for k, (seat, c) in enumerate(t.players.items())}
+        everyone = [*watchers, *(c for pair in twins.values() for c in pair)]
+        version = watchers[0].last["version"]
+        refusals: list[str] = []
+        for _ in range(50):
+            if replay.match.deal_over:
+                # Each seat says it is ready, each through another process:
+                # the first press is stored (version + 1), the second deals.
+                for seat, pair in twins.items():
+                    await pair[0].send(type="resume", token=tokens[seat])
+                    await pair[0].send(type="ready", version=version)
+                replay.ready()
+                replay.next_deal()
+                version += 2
+                for client in everyone:
+                    await client.at(version)
+            seat = replay.game.to_move(replay.match.state)[0]
+            move = replay.game.legal_moves(replay.match.state, seat)[0]
+            pair = twins[seat]
+            seen = [len(c.frames) for c in pair]
+            await asyncio.gather(*(c.send(type="resume", token=tokens[seat]) for c in pair))
+            await asyncio.gather(*(c.send(type="move", move=move, version=version) for c in pair))
+            replay.play(seat, move)
+            version += 1
+            for client in everyone:
+                await client.at(version)
+            def refused(pair: list[Client] = pair, seen: list[int] = seen) -> list[str]:
+                return [f["code"] for c, n in zip(pair, seen, strict=True) for f in c.frames[n:]
+                        if f["type"] == "error" and f["code"] != "replaced"]
+
+            await pair[0].until(lambda: bool(refused()), "the second copy refused")
+            await asyncio.sleep(0.05)
+            assert watchers[0].last["version"] == version, "a move played twice"
+            codes = refused()
+            assert len(codes) == 1 and codes[0] in LATE_COPY, codes
+            refusals += codes
+        for client in everyone:
+            check_versions(client)
+            replay.check(client)
+        # Both processes had the seat at once in most rounds: the race was
+        # decided by the compare-and-set.
+        assert refusals.count("stale_version") >= 10, refusals
+
+    asyncio.run(main())
+
+
+def test_handover_across_processes(cluster: Cluster) -> None:
+    """A person on one process leaves mid-deal: the spectator on the other
+    process sees their seat disconnected, then offered for handover at the
+    handover time, and a player there may hand it to a computer player."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        t = await SplitTable.make(servers, "get-stuck-4")
+        await play_moves(t.players, t.everyone, t.replay, random.Random(2), 3)
+        gone = t.seats[1]  # on the second process
+        here = t.players[t.seats[0]]  # on the first
+        spectator = t.watchers[0]
+
+        def seat_view() -> dict[str, Any]:
+            return next(s for s in spectator.last["view"]["seats"] if s["seat"] == gone)
+
+        await t.players[gone].close()
+        started = time.monotonic()
+        await spectator.until(lambda: not seat_view()["connected"], "the seat shown away", 5)
+        await spectator.until(lambda: seat_view().get("handover") is True, "the handover offer", 5)
+        assert time.monotonic() - started >= 0.9
+        version = here.last["version"]
+        await here.send(type="add_bot", seat=gone, level="easy")
+        await spectator.at(version + 1)
+        assert seat_view()["kind"] == "computer" and seat_view()["stand_in_for"] == "P1"
+
+    asyncio.run(main())
+
+
+def test_a_room_behind_its_players_is_rebuilt_from_redis(tmp_path: Path) -> None:
+    """Redis lost its last writes (a crash within ``appendfsync everysec``):
+    the next action finds the record shorter than the room, which is rebuilt
+    from what Redis kept, and the action is judged on that."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            lobby = Lobby(Settings(redis_url=redis.url, bot_pool="thread", database=":memory:"))
+            await lobby.open()
+            try:
+                room = await lobby.create_room("get-stuck", {"seed": SEED})
+                red, black = FakeConn(), FakeConn()
+                for conn, seat in ((red, "red"), (black, "black")):
+                    room.attach(conn)
+                    await room.act(lambda c=conn, s=seat: room.join(c, s, s), conn)
+                for _ in range(4):
+                    seat = room.game.to_move(room.match.state)[0]
+                    conn = red if seat == "red" else black
+                    move = room.game.legal_moves(room.match.state, seat)[0]
+                    assert await room.act(lambda c=conn, m=move: room.move(c, m, room.version), conn)
+                assert room.version == 6
+                storage = lobby.storage
+                await storage.client.ltrim(f"cb:room:{room.id}:log", 0, 4)  # versions 5, 6 lost
+                seat = room.game.to_move(room.match.state)[0]
+                conn = red if seat == "red" else black
+                move = room.game.legal_moves(room.match.state, seat)[0]
+                await room.act(lambda: room.move(conn, move, room.version), conn)
+                stored = await storage.load(room.id)
+                assert stored is not None
+                assert room.version == stored.entries[-1].version
+                assert room.table == Table.replay(e.action for e in stored.entries)
+                assert room.version <= 5
+            finally:
+                await lobby.close()
+
+        asyncio.run(main())
+
+
+def _log_versions(servers: list[AppServer], room: str) -> list[int]:
+    pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version (\d+)")
+    return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
+
+
+def test_computer_turn_is_thought_about_once(cluster: Cluster) -> None:
+    """Get Stuck with a computer player, the person on one process and a
+    spectator on the other: every computer turn is thought about by exactly
+    one process (its claim), and played once."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        room, seat, (watcher, _), person = await computer_table(servers)
+        rng = random.Random(3)
+        for _ in range(12):
+            await person.until(lambda: person.last["phase"] != "playing"
+                               or (seat in person.last["to_move"] and bool(person.last["legal_moves"])),
+                               "the person's turn")
+            if person.last["phase"] != "playing":
+                break
+            version = person.last["version"]
+            await person.send(type="move", move=rng.choice(person.last["legal_moves"]), version=version)
+            await person.at(version + 1)
+        await watcher.at(person.last["version"])
+        for client in (watcher, person):
+            check_versions(client)
+        computer = [s["version"] for s in watcher.states
+                    if s["view"]["log"] and s["view"]["log"][-1]["seat"] != seat]
+        thought = _log_versions(servers, room)
+        assert len(thought) >= 5
+        assert len(thought) == len(set(thought)), f"a turn was thought about twice: {thought}"
+        # Each computer move came from one thought, on the version before it.
+        assert set(v + 1 for v in thought) >= set(computer)
+        assert "was refused" not in servers[0].text() + servers[1].text()
+
+    asyncio.run(main())
+
+
+def test_a_computer_turn_is_taken_over_when_its_process_dies(tmp_path: Path) -> None:
+    """The process thinking about a computer player's turn is killed while
+    it thinks: its claim expires and the other process plays the turn."""
+    with (redis_server(tmp_path) as redis,
+          app_servers(redis.url, tmp_path, CARDBOARD_BOT_PAUSE="1.0") as servers):
+        async def main() -> None:
+            room, seat, clients, person = await computer_table(servers)
+            if seat not in person.last["to_move"]:
+                await person.until(lambda: seat in person.last["to_move"], "the person's turn", 10)
+            version = person.last["version"]
+            await person.send(type="move", move=person.last["legal_moves"][0], version=version)
+            turn = version + 1
+            pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version"
+                                 rf" {turn}\b")
+            deadline = time.monotonic() + 10
+            thinking = None
+            while thinking is None:
+                assert time.monotonic() < deadline, "no process thinks about the computer's turn"
+                thinking = next((k for k, s in enumerate(servers) if pattern.search(s.text())), None)
+                await asyncio.sleep(0.02)
+            servers[thinking].kill()
+            other = 1 - thinking
+            witness = clients[other]
+            await witness.at(turn + 1, 20)
+            assert pattern.search(servers[other].text()), "the surviving process did not take over"
+            check_versions(witness)
+
+        asyncio.run(main())
+
+
+def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
+    """Get Stuck for Four split over two processes; one is killed (``kill -9``)
+    mid-deal. Its clients reconnect to the other with their tokens and the
+    deal is finished there; the seat of a client that has not come back yet
+    shows disconnected once the dead process's heartbeat has lapsed."""
+    game_id = "get-stuck-4"
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await SplitTable.make(servers, game_id, creator=1)
+            room, seats, players, watchers = t.room, t.seats, t.players, t.watchers
+            everyone, replay = t.everyone, t.replay
+            rng = random.Random(11)
+            version = await play_moves(players, everyone, replay, rng, 12)
+            assert players[seats[0]].last["phase"] == "playing"
+            servers[0].kill()
+            lost = [s for k, s in enumerate(seats) if k % 2 == 0]
+            survivor = watchers[1]
+            for seat in lost:
+                await players[seat].until(lambda c=players[seat]: c.closed, "the socket to close")
+            # The first comes back at once; the second later, after its seat
+            # showed disconnected on the surviving process.
+            back: dict[str, Client] = {}
+
+            async def resume(seat: str) -> None:
+                old = players[seat]
+                client = await Client(f"{seat}@1").connect(servers[1].ws, room)
+                await client.send(type="resume", token=old.token)
+                await client.until(lambda: client.token == old.token and client.last["you"] == seat,
+                                   "resumed")
+                back[seat] = client
+
+            await resume(lost[0])
+            started = time.monotonic()
+            await survivor.until(
+                lambda: not next(s for s in survivor.last["view"]["seats"] if s["seat"] == lost[1])
+                ["connected"], "the dead process's seat to show disconnected", 15)
+            assert time.monotonic() - started < 12
+            await resume(lost[1])
+            moved = {**players, **back}
+            live = [c for c in [*moved.values(), watchers[1]] if not c.closed]
+            for client in live:
+                await client.at(version)
+            await play_moves(moved, live, replay, rng, 400)
+            assert survivor.last["phase"] in ("deal_over", "match_over")
+            assert all(s["connected"] for s in survivor.last["view"]["seats"])
+            for client in [*players.values(), *watchers, *back.values()]:
+                check_versions(client)
+                replay.check(client)
+
+        asyncio.run(main())
+
+
+def test_redis_restart_mid_game(tmp_path: Path) -> None:
+    """Redis stops mid-deal: a move is refused with ``unavailable`` and the
+    state stays; once Redis is back (its AOF reloaded) the same move is
+    accepted and play goes on over both processes, nothing lost."""
+    game_id = "get-stuck"
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await SplitTable.make(servers, game_id)
+            seats, players, watchers, everyone, replay = t.seats, t.players, t.watchers, t.everyone, t.replay
+            rng = random.Random(5)
+            version = await play_moves(players, everyone, replay, rng, 6)
+            redis.stop()
+            seat = players[seats[0]].last["to_move"][0]
+            mover = players[seat]
+            move = rng.choice(mover.last["legal_moves"])
+            count = len(mover.errors("unavailable"))
+            await mover.send(type="move", move=move, version=version)
+            await mover.until(lambda: len(mover.errors("unavailable")) > count, "unavailable", 10)
+            await asyncio.sleep(0.2)
+            assert mover.last["version"] == version
+            restart(redis)
+            # Accepted once Redis answers again (a retry, as a client would).
+            deadline = time.monotonic() + 15
+            while mover.last["version"] == version:
+                assert time.monotonic() < deadline, "play did not resume"
+                await mover.send(type="move", move=move, version=version)
+                await asyncio.sleep(0.3)
+            replay.play(seat, move)
+            for client in everyone:
+                await client.at(version + 1, 15)
+            await play_moves(players, everyone, replay, rng, 400)
+            for client in everyone:
+                check_versions(client)
+                replay.check(client)
+                assert client.last["version"] == watchers[0].last["version"]
+
+        asyncio.run(main())
+
+
+def restart(redis: RedisServer) -> None:
+    redis.start()
+
+
+def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: Path) -> None:
+    """The storage itself: a taken id and a version that is not the next one
+    are conflicts; rooms are counted, closed (kept while a finished match is
+    young, never while a connection is open anywhere) and purged; the room
+    creation limit is one bucket per address for every process."""
+    from app.bus import RedisBus
+    from app.storage import StorageConflict
+    from app.storage.base import Entry, MatchRef, RoomMeta
+    from app.storage.redis import RedisStorage
+    from app.table import fallback_match_id
+
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            store = RedisStorage(redis.url)
+            await store.open()
+            now = time.time()
+
+            def meta(room: str, version: int, **kw: Any) -> RoomMeta:
+                return RoomMeta(room, "get-stuck", now - 100, now - 100, now - 100, version, "playing", **kw)
+
+            first = Entry(0, now, {"t": "create", "id": "x", "match": "m-first"})
+            for room in ("aaaaaaaa", "bbbbbbbb"):
+                await store.create(meta(room, 0), Entry(0, now, {**first.action, "match": f"m-{room}"}))
+            with pytest.raises(StorageConflict):
+                await store.create(meta("aaaaaaaa", 0), first)
+            await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+            with pytest.raises(StorageConflict):
+                await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+            with pytest.raises(StorageConflict):
+                await store.append(meta("aaaaaaaa", 3), Entry(3, now, {"t": "next_deal"}))
+            await store.append(meta("bbbbbbbb", 1, finished=now - 50), Entry(1, now, {"t": "leave"}))
+            # The match index: ids given by the actions, the fallback for a
+            # rematch that carries none.
+            rematch = {"t": "rematch", "seed": 1, "match": "m-2"}
+            await store.append(meta("aaaaaaaa", 2), Entry(2, now, rematch))
+            await store.append(meta("aaaaaaaa", 3), Entry(3, now, {"t": "rematch", "seed": 2}))
+            assert await store.find_match("m-aaaaaaaa") == MatchRef("aaaaaaaa", 0)
+            assert await store.find_match("m-2") == MatchRef("aaaaaaaa", 1)
+            assert await store.find_match(fallback_match_id("aaaaaaaa", 2)) == MatchRef("aaaaaaaa", 2)
+            assert await store.find_match("m-bbbbbbbb") == MatchRef("bbbbbbbb", 0)
+            assert await store.find_match("nothing") is None
+            assert [e.version for e in await store.since("aaaaaaaa", 0)] == [1, 2, 3]
+            stored = await store.load("aaaaaaaa")
+            assert stored is not None and [e.action["t"] for e in stored.entries] == [
+                "create", "next_deal", "rematch", "rematch"]
+            assert await store.count_open() == 2
+            # A connection open on some process keeps a room from being closed.
+            await store.client.hset("cb:room:bbbbbbbb:conns", "p:1", "1")
+            await store.close_room("bbbbbbbb")
+            assert await store.count_open() == 2
+            await store.client.delete("cb:room:bbbbbbbb:conns")
+            await store.client.hset("cb:room:bbbbbbbb:seats", "red", "- 1")
+            await store.close_room("bbbbbbbb")
+            assert not await store.client.exists("cb:room:bbbbbbbb:seats")
+            assert await store.count_open() == 1
+            kept = await store.load("bbbbbbbb")
+            assert kept is not None and kept.meta.closed
+            with pytest.raises(StorageConflict):
+                await store.append(meta("bbbbbbbb", 2), Entry(2, now, {"t": "leave"}))
+            # Idle for longer than the limit: deleted (never finished); the
+            # match that ended long ago: deleted as history too.
+            assert sorted(await store.purge(now, now)) == ["aaaaaaaa", "bbbbbbbb"]
+            assert await store.load("aaaaaaaa") is None and await store.load("bbbbbbbb") is None
+            assert await store.rooms(closed=None) == []
+            assert await store.client.keys("cb:room:*") == []
+            assert await store.find_match("m-2") is None and await store.find_match("m-bbbbbbbb") is None
+            assert await store.client.hlen("cb:matches") == 0
+            settings = Settings(redis_url=redis.url, room_create_burst=2, room_create_per_hour=1)
+            buses = [RedisBus(store, settings), RedisBus(store, settings)]
+            waits = [await buses[k % 2].creation_wait("10.0.0.1") for k in range(3)]
+            assert waits[:2] == [0.0, 0.0] and waits[2] is not None and waits[2] > 3000
+            assert await buses[1].creation_wait("10.0.0.2") == 0.0
+            await store.close()
+
+        asyncio.run(main())

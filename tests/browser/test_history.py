@@ -1,0 +1,301 @@
+"""Reviews in real browsers (docs/protocol.md, "Records and reviews"): a
+finished Get Stuck for Four deal reviewed by keys and the slider on a laptop
+and on a phone, a shared /m/ link opened in a fresh browser, and "Play this
+deal again" dealing the same layout."""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import play_turns, settled_shot, violations, wait_version, watched
+from playwright.sync_api import Browser, Page, expect
+from websockets.sync.client import connect
+
+DESKTOP = {"viewport": {"width": 1366, "height": 768}}
+PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True}
+
+BOARD_JS = """sel => [...document.querySelectorAll(sel + ' .cell')].map((c) => {
+  const card = c.querySelector('.card, .gap');
+  if (card.classList.contains('gap')) return '..';
+  return card.classList.contains('back') ? card.dataset.card.toLowerCase() : card.dataset.card;
+})"""
+"""The layout a page draws in ``sel``, as the view's tokens: ``..`` the gap,
+lower case a face-down card, upper case a face-up one."""
+
+
+def api(base: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    req = urllib.request.Request(base + path, method="GET" if body is None else "POST",
+                                 data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)
+
+
+def computer_room(base: str, game: str, **options: Any) -> dict[str, Any]:
+    made: dict[str, Any] = api(base, "/api/rooms", {
+        "game": game, "options": options, "bots": {"level": "easy", "seats": "others"}})
+    return made
+
+
+def finish_over_socket(base: str, game: str, **options: Any) -> tuple[dict[str, Any], str]:
+    """A whole match against computer players, the person's moves chosen at
+    random over the websocket; returns the room made and the match id."""
+    made = computer_room(base, game, **options)
+    rng = random.Random(4)
+    with connect(base.replace("http", "ws", 1) + "/ws/" + made["room"]) as ws:
+        ws.send(json.dumps({"type": "join", "seat": made["seat"], "name": "Ann"}))
+        acted = -1
+        for _ in range(5000):
+            frame = json.loads(ws.recv(timeout=30))
+            if frame["type"] != "state" or frame["version"] <= acted:
+                continue
+            if frame["phase"] == "match_over":
+                return made, frame["view"]["match_id"]
+            if frame["phase"] == "deal_over" and frame["you"]:
+                ws.send(json.dumps({"type": "next_deal", "version": frame["version"]}))
+                acted = frame["version"]
+            elif frame["legal_moves"]:
+                ws.send(json.dumps({"type": "move", "move": rng.choice(frame["legal_moves"]),
+                                    "version": frame["version"]}))
+                acted = frame["version"]
+    raise AssertionError("the match did not end")
+
+
+def step_of(page: Page) -> int:
+    return int(page.locator("#review").get_attribute("data-step") or -1)
+
+
+def expect_step(page: Page, step: int, review: dict[str, Any]) -> None:
+    """The review shows step ``step``: the slider, the highlighted move, the
+    caption and the board drawn from the server's position."""
+    expect(page.locator("#review")).to_have_attribute("data-step", str(step))
+    assert page.locator("#review-slider").input_value() == str(step)
+    expect(page.locator("#review-moves li[aria-current=step]")).to_have_attribute("data-step", str(step))
+    if step:
+        expect(page.locator("#review-caption")).to_contain_text(f"{step}. ")
+    page.wait_for_function("() => document.getAnimations().length === 0")  # a move slides in
+    assert page.evaluate(BOARD_JS, "#review-board") == review["steps"][step]["board"]["cells"]
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser, artifacts: Path,
+                                                   device: str) -> None:
+    made = computer_room(server, "get-stuck-4", seed=31)
+    ctx = browser.new_context(**(DESKTOP if device == "desktop" else PHONE))
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    wait_version(page, 0)
+    page.fill("#name", "Ann")
+    page.click("#join-any")
+    expect(page.locator(f'.seat-row.you[data-seat="{made["seat"]}"]')).to_be_visible()
+    play_turns(page, random.Random(2), 400)
+    expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
+    result = page.locator("#result .sides").inner_text()
+
+    page.click('#scores button[data-review="1"]')
+    expect(page.locator("#review")).to_be_visible()
+    expect(page.locator("#room-grid")).to_be_hidden()
+    review = api(server, f"/api/rooms/{made['room']}/deals/1")
+    last = len(review["steps"]) - 1
+    expect(page.locator("#review")).to_have_attribute("data-steps", str(last))
+    expect_step(page, 0, review)
+    assert page.locator("#review-moves li").count() == last + 1
+
+    # Keys: → one move on, ← one back, End the last position, Home the first.
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect_step(page, 3, review)
+    page.keyboard.press("ArrowLeft")
+    expect_step(page, 2, review)
+    page.keyboard.press("End")
+    expect_step(page, last, review)
+    expect(page.locator("#review-result")).to_be_visible()
+    assert page.locator("#review-result .sides").inner_text() == result
+    page.keyboard.press("ArrowRight")  # nothing after the last position
+    expect_step(page, last, review)
+    page.keyboard.press("Home")
+    expect_step(page, 0, review)
+    expect(page.locator("#review-result")).to_be_hidden()
+
+    # The slider: its own keys, and a click (or tap) along it.
+    slider = page.locator("#review-slider")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect_step(page, 1, review)
+    page.keyboard.press("End")
+    expect_step(page, last, review)
+    box = slider.bounding_box()
+    assert box is not None
+    if device == "phone":
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    else:
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "n => Math.abs(Number(document.querySelector('#review').dataset.step) - n / 2) <= 2", arg=last)
+    expect_step(page, step_of(page), review)
+    # A move of the list, and the step buttons.
+    item = page.locator('#review-moves li[data-step="5"] button')
+    item.tap() if device == "phone" else item.click()
+    expect_step(page, 5, review)
+    page.locator('[data-go="next"]').click()
+    expect_step(page, 6, review)
+    page.locator('[data-go="first"]').click()
+    expect_step(page, 0, review)
+    expect(page.locator('[data-go="prev"]')).to_be_disabled()
+
+    page.keyboard.press("End")
+    if device == "phone":
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"the review scrolls sideways at 360 px: {width}"
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    settled_shot(page, artifacts / f"review-room-{device}.png")
+    page.keyboard.press("End")
+    settled_shot(page, artifacts / f"review-room-{device}-end.png", full_page=True)
+
+    page.click("#review-close")
+    expect(page.locator("#review")).to_be_hidden()
+    expect(page.locator("#room-grid")).to_be_visible()
+    assert errors == [] and violations(page) == []
+    ctx.close()
+
+
+def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Browser,
+                                                       artifacts: Path) -> None:
+    made, match_id = finish_over_socket(server, "get-stuck", deals=2)
+    assert made["room"] not in match_id
+    review = api(server, f"/api/matches/{match_id}/deals/2")
+    ctx = browser.new_context(**DESKTOP)
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    page.goto(f"{server}/m/{match_id}#deal2-move5")
+    expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#review")).to_have_attribute("data-deal", "2")
+    expect_step(page, 5, review)
+    expect(page.locator("#review-deal")).to_have_text("Deal 2 of 2")
+    expect(page.locator('.review-deals [data-deal="2"]')).to_have_attribute("aria-pressed", "true")
+    assert page.locator("#review-link-field").input_value() == f"{server}/m/{match_id}#deal2-move5"
+    page.keyboard.press("ArrowRight")
+    expect_step(page, 6, review)
+    assert page.evaluate("location.hash") == "#deal2-move6"
+    # Nothing in the page leads back to the room, whose id grants a seat.
+    assert made["room"] not in page.content()
+    page.click('.review-deals [data-deal="1"]')
+    expect(page.locator("#review")).to_have_attribute("data-deal", "1")
+    assert page.evaluate("location.hash") == "#deal1-move0"
+    page.keyboard.press("End")
+    expect(page.locator("#review-match-result")).to_be_hidden()  # deal 1 is not the last
+    page.click('.review-deals [data-deal="2"]')
+    page.keyboard.press("End")
+    expect(page.locator("#review-match-result")).to_contain_text("the match")
+    settled_shot(page, artifacts / "review-match-desktop.png", full_page=True)
+    record = page.locator("#record-link")
+    assert record.get_attribute("href") == f"/m/{match_id}.txt"
+    text = page.request.get(f"{server}/m/{match_id}.txt").text()
+    assert text.startswith('[Game "get-stuck"]') and f'[Match "{match_id}"]' in text
+    page.click("#copy-position")
+    expect(page.locator("#copy-position")).not_to_have_text("Copy")
+    assert violations(page) == []
+
+    phone = browser.new_context(**PHONE).new_page()
+    phone.goto(f"{server}/m/{match_id}#deal1-move3")
+    expect(phone.locator("#review")).to_have_attribute("data-step", "3")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the match page scrolls sideways at 360 px: {width}"
+    settled_shot(phone, artifacts / "review-match-phone.png")
+    phone.context.close()
+
+    missing = ctx.new_page()
+    missing.goto(f"{server}/m/{'x' * 16}")
+    expect(missing.locator("h1")).to_have_text("Nothing here")
+    assert errors == []
+    ctx.close()
+
+
+def test_play_this_deal_again_deals_the_same_layout(server: str, browser: Browser, artifacts: Path) -> None:
+    made, match_id = finish_over_socket(server, "get-stuck-4")
+    summary = api(server, f"/api/matches/{match_id}")
+    review = api(server, f"/api/matches/{match_id}/deals/3")
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    page.goto(f"{server}/m/{match_id}#deal3-move0")
+    expect(page.locator("#review")).to_have_attribute("data-deal", "3")
+    shown = page.evaluate(BOARD_JS, "#review-board")
+    assert shown == review["steps"][0]["board"]["cells"]
+    page.click("#play-again")
+    page.wait_for_url("**/r/*?sit=*")
+    assert page.url.endswith(f"?sit={made['seat']}")
+    wait_version(page, 0)
+    assert page.evaluate(BOARD_JS, "#board") == shown
+    for seat in summary["seats"][1:]:
+        expect(page.locator(f'.seat-row.computer[data-seat="{seat["seat"]}"]')).to_be_visible()
+    page.fill("#name", "Ann")
+    page.click("#join-any")
+    expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    starter = summary["deals"][2]["starter"]
+    if starter == made["seat"]:
+        expect(page.locator("#banner")).to_contain_text("Your turn")
+    else:  # the computer players may have moved already: the first move is the starter's
+        name = {"N": "North", "E": "East", "S": "South", "W": "West"}[starter]
+        expect(page.locator("#log li").first).to_contain_text(f"{name} ")
+    expect(page.locator("#seeded-note")).to_be_visible()
+    settled_shot(page, artifacts / "review-played-again.png")
+    ctx.close()
+
+
+def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: Browser, artifacts: Path,
+                                                         tmp_path: Path) -> None:
+    _, match_id = finish_over_socket(server, "get-stuck", deals=2)
+    with urllib.request.urlopen(f"{server}/m/{match_id}.txt", timeout=10) as r:
+        text = r.read().decode()
+    ctx = browser.new_context(**DESKTOP)
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    page.goto(server + "/")
+    page.fill("#record-text", text.replace('[Game "get-stuck"]', '[Game "chess"]'))
+    page.click(".record-form button[type=submit]")
+    expect(page.locator("[data-record-error]")).to_contain_text("unknown game 'chess'")
+    moves = text.split("\n")
+    third = next(i for i, ln in enumerate(moves) if ln.startswith("3. "))
+    page.fill("#record-text", "\n".join([*moves[:third], "3. red zz9", *moves[third + 1:]]))
+    page.click(".record-form button[type=submit]")
+    expect(page.locator("[data-record-error]")).to_contain_text("deal 1, move 3: red's move 'zz9'")
+    upload = tmp_path / "match.txt"
+    upload.write_text(text)
+    page.set_input_files("[data-record-file]", str(upload))
+    expect(page.locator("#record-text")).to_have_value(text)
+    page.click(".record-form button[type=submit]")
+    page.wait_for_url("**/review")
+    expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#review-title")).to_have_text("Get Stuck: review")
+    review = api(server, "/api/records/deals/1", {"record": text})
+    expect_step(page, 0, review)
+    page.keyboard.press("ArrowRight")
+    expect_step(page, 1, review)
+    assert page.evaluate("location.hash") == "#deal1-move1"
+    settled_shot(page, artifacts / "review-record-desktop.png")
+    assert errors == [] and violations(page) == []
+
+    # A seed typed on the home page deals the room from it.
+    seed = str(2**63 - 1)
+    page.goto(server + "/")
+    card = page.locator('form[data-game="get-stuck"]')
+    card.locator("details.seed-opt summary").click()
+    card.locator('[data-option="seed"]').fill(seed)
+    card.locator('[data-create="get-stuck"]').click()
+    page.wait_for_url("**/r/*")
+    wait_version(page, 0)
+    expect(page.locator("#seeded-note")).to_be_visible()
+    other = ctx.new_page()
+    again = api(server, "/api/rooms", {"game": "get-stuck", "options": {"seed": seed}})
+    other.goto(server + again["url"])
+    wait_version(other, 0)
+    assert other.evaluate(BOARD_JS, "#board") == page.evaluate(BOARD_JS, "#board")
+    ctx.close()
