@@ -357,7 +357,9 @@ class HistoryEntry(_ServerModel):
 class RoomView(_ServerModel):
     """The ``view`` of a state frame (``docs/protocol.md``, "state"). ``board``
     is the engine's ``view(state, seat)`` for the recipient; ``seed`` stays
-    null until the match is over; ``options`` never holds the seed."""
+    null until the match is over; ``options`` never holds the seed;
+    ``seeded`` is true while the match in play was dealt from a seed chosen
+    when the room was created (its creator may know the cards)."""
 
     title: str
     seats: list[SeatView]
@@ -370,6 +372,7 @@ class RoomView(_ServerModel):
     totals: dict[str, int]
     match_winners: list[str]
     seed: int | None
+    seeded: bool = False
     board: Any
 
 

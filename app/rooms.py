@@ -402,6 +402,7 @@ class Room:
             "totals": match.totals(),
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
+            "seeded": table.seeded,
         }
         if not secret_moves:
             common["log"] = log

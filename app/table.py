@@ -232,6 +232,13 @@ class Table:
         return len(self.holders) == len(self.seats) and all(
             h.kind == "computer" for _, h in self.holders)
 
+    @property
+    def seeded(self) -> bool:
+        """True while the match in play was dealt from the room's chosen
+        ``seed`` option, so its creator may know every card: the first match
+        of a room created with one (a rematch is always dealt at random)."""
+        return self.seed_option is not None and self.rematches == 0
+
     def last_move_of(self, seat: str) -> int:
         """The version ``seat``'s last accepted move of this match produced, or -1."""
         for s, v in self.moved_at:
