@@ -24,7 +24,7 @@ let sitAt = new URLSearchParams(location.search).get("sit");
 const $ = (sel) => root.querySelector(sel);
 const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
-  result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
+  result: $("#result"), seats: $("#seats"), seeded: $("#seeded-note"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
   review: $("#review"), grid: $("#room-grid"),
 };
@@ -388,6 +388,9 @@ async function reviewDeal(n) {
 }
 
 function renderSeats() {
+  // Before anyone sits down: a room dealt from a seed its creator chose
+  // (docs/protocol.md, view.seeded) may have no secrets from that creator.
+  els.seeded.hidden = !state.view.seeded;
   const list = els.seats;
   list.replaceChildren();
   const canLeave = state.you && state.phase !== "playing";
