@@ -171,8 +171,10 @@ class SqliteStorage:
     name = "sqlite"
 
     def __init__(self, path: str | os.PathLike[str], synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("NORMAL", "FULL"):
+            raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
         self.path = Path(path)
-        self.synchronous = synchronous
+        self.synchronous = synchronous.upper()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._outbox: list[_Job] = []
@@ -258,7 +260,7 @@ class SqliteStorage:
         ready.set_result(None)
         stop = False
         synced, commits = time.monotonic(), self.commits
-        lazy = self.synchronous.upper() != "FULL"
+        lazy = self.synchronous != "FULL"
         while not stop:
             items: list[Any] = []
             try:
