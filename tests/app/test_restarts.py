@@ -134,6 +134,10 @@ class RoomPlay:
     seen: int = -1
     """The newest version any client was sent."""
     floor: int = -1
+    floor_gen: int = 0
+    """Raised with each restart: a socket checks the floor only if it was
+    opened after the floor was set (frames of an older socket, read after the
+    kill, may be older than what another socket of the room had read)."""
     """The newest version sent before the last restart: none may be older now."""
     match_overs: dict[int, dict[str, Any]] = field(default_factory=dict)
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -214,6 +218,7 @@ async def run_seat(hub: Hub, s: Seat) -> None:
 
 async def play(hub: Hub, s: Seat, ws: ClientConnection) -> None:
     room = s.room
+    gen = room.floor_gen
     while not room.done.is_set():
         try:
             text = await asyncio.wait_for(ws.recv(), timeout=0.2)
@@ -232,16 +237,16 @@ async def play(hub: Hub, s: Seat, ws: ClientConnection) -> None:
             elif frame["code"] not in ALLOWED_ERRORS:
                 hub.fail(f"{room.game} {s.seat}: {frame['code']}: {frame['message']}")
         elif kind == "state":
-            on_state(hub, s, frame)
+            on_state(hub, s, frame, gen == room.floor_gen)
             if frame["you"] == s.seat:
                 s.last, s.epoch = frame, hub.epoch
                 await decide(hub, s, ws)
 
 
-def on_state(hub: Hub, s: Seat, frame: dict[str, Any]) -> None:
+def on_state(hub: Hub, s: Seat, frame: dict[str, Any], since_restart: bool) -> None:
     room = s.room
     v = frame["version"]
-    if v < room.floor:
+    if since_restart and v < room.floor:
         hub.fail(f"{room.game}: a state of version {v} after a restart, but version {room.floor}"
                  " had been sent before it")
     room.frames.append(frame)
@@ -331,6 +336,7 @@ async def restart(hub: Hub, term: bool) -> None:
         await asyncio.to_thread(hub.server.kill)
     for room in hub.rooms:
         room.floor = room.seen
+        room.floor_gen += 1
     # Every socket notices before the new server starts.
     for _ in range(500):
         if not any(s.connected for s in hub.seats):
