@@ -106,14 +106,24 @@ async def _load(base: str, rooms: int, level: str, frames: Synchronized[int]) ->
     games = list(GAMES)
     made = [post_room(base, {"game": games[i % len(games)], "bots": {"level": level, "seats": "all"}})
             for i in range(rooms)]
+    await watch_rooms(base, [m["room"] for m in made], frames)
 
+
+def run_watchers(base: str, rooms: list[str], frames: Synchronized[int]) -> None:
+    """Entry point of a process that watches ``rooms`` (as a spectator of
+    each) until it is killed, counting the frames in ``frames``."""
+    asyncio.run(watch_rooms(base, rooms, frames))
+
+
+async def watch_rooms(base: str, rooms: list[str], frames: Synchronized[int]) -> None:
+    """Watch every room of ``rooms`` at once, counting their frames."""
     async def watch(room: str) -> None:
         async with websockets.connect(base.replace("http", "ws") + f"/ws/{room}") as ws:
             async for _ in ws:
                 with frames.get_lock():
                     frames.value += 1
 
-    await asyncio.gather(*(watch(m["room"]) for m in made))
+    await asyncio.gather(*(watch(room) for room in rooms))
 
 
 def summary(name: str, samples: list[float], percentile: int = 95, width: int = 34) -> str:
@@ -157,13 +167,22 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=10)
 
-    print(f"{os.cpu_count()} CPUs; computer players: {args.level}, {args.bot_seconds} s per move,"
-          f" {args.pool} pool")
-    print(f"{'round trip of a move (ms)':<34}{'moves':>6}{'median':>10}{'p95':>10}{'max':>10}")
-    print(summary("idle server", idle))
-    print(summary(f"{args.rooms} rooms of computer players", busy))
-    print(f"during the loaded run: {loaded_frames} frames from the computer rooms in {elapsed:.1f} s"
-          f" ({loaded_frames / max(elapsed, 1e-9):.1f}/s)")
+    report(f"computer players: {args.level}, {args.bot_seconds} s per move, {args.pool} pool",
+           f"{'round trip of a move (ms)':<34}{'moves':>6}{'median':>10}{'p95':>10}{'max':>10}",
+           [summary("idle server", idle), summary(f"{args.rooms} rooms of computer players", busy)],
+           loaded_frames, elapsed)
+
+
+def report(setup: str, head: str, rows: list[str], frames: int, elapsed: float) -> None:
+    """Print the CPUs and ``setup``, the table (``head``, then ``rows``) and
+    how many ``frames`` the rooms of computers sent in the ``elapsed``
+    seconds of the loaded run."""
+    print(f"{os.cpu_count()} CPUs; {setup}")
+    print(head)
+    for row in rows:
+        print(row)
+    print(f"during the loaded run: {frames} frames from the computer rooms in {elapsed:.1f} s"
+          f" ({frames / max(elapsed, 1e-9):.1f}/s)")
 
 
 if __name__ == "__main__":

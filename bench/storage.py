@@ -13,6 +13,12 @@ times each move from sending it to receiving the state it made):
 * **saturated**: ``--rooms`` rooms whose players move as soon as it is their
   turn: the moves per second the server keeps up.
 
+First, the commit point alone in this process (``Room.act`` on 100 rooms,
+no websockets): the CPU time an action costs (the writer thread's
+included) and the time one lone move takes to be committed, with memory,
+SQLite and SQLite with ``synchronous=FULL``; this depends little on what
+else the machine runs.
+
 Prints each run, then the best figure of each store (highest moves/s, lowest
 round trip: the runs least disturbed by the rest of the machine) and the
 cost of durability against the targets: at most 15 % of the throughput and
@@ -27,17 +33,24 @@ Usage: ``python bench/storage.py [--repeat 2] [--duration 15] [--rooms 100]
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.rooms import Room  # noqa: E402
+from app.storage import MemoryStorage, SqliteStorage, Storage  # noqa: E402
 from bench.latency import free_port, start_server  # noqa: E402
 
 GAME = "get-stuck-4"
@@ -91,6 +104,78 @@ def run(store: str, args: argparse.Namespace, where: Path) -> dict[str, float]:
     return out
 
 
+class _Conn:
+    """A connection that drops its frames (the in-process harness)."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+
+    def push(self, text: str) -> None:
+        return None
+
+
+async def _commit_point(storage: Storage, rooms: int, actions: int, seed: int) -> tuple[float, float]:
+    """``actions`` random actions over ``rooms`` rooms of Get Stuck for Four
+    through ``Room.act`` (all rooms at once), on ``storage``: the CPU
+    microseconds an action costs this process (writer thread included), and
+    the median seconds one lone move takes to be committed."""
+    await storage.open()
+    rng = random.Random(seed)
+    tables = []
+    for i in range(rooms):
+        room = Room.create(GAME, {"seed": i}, journal=storage)
+        await room.commit()
+        conns = [_Conn() for _ in room.seats]
+        for c in conns:
+            room.attach(c)
+            await room.act(partial(room.join, c, None, "P"), c)
+        tables.append((room, conns))
+
+    async def play(room: Room, conns: list[_Conn], n: int) -> None:
+        for _ in range(n):
+            if room.phase == "deal_over":
+                await room.act(partial(room.next_deal, conns[0], room.version), conns[0])
+                continue
+            if room.phase != "playing":
+                return
+            seat = room.game.to_move(room.match.state)[0]
+            conn = next(c for c in conns if c.seat == seat)
+            move = rng.choice(room.game.legal_moves(room.match.state, seat))
+            await room.act(partial(room.move, conn, move, room.version), conn)
+
+    before = sum(r.version for r, _ in tables)
+    cpu = time.process_time()
+    await asyncio.gather(*(play(r, c, actions // rooms) for r, c in tables))
+    cpu = time.process_time() - cpu
+    done = sum(r.version for r, _ in tables) - before
+    lone = []
+    room, conns = tables[0]
+    for _ in range(100):
+        began = time.perf_counter()
+        await play(room, conns, 1)
+        lone.append(time.perf_counter() - began)
+    await storage.close()
+    return cpu / max(1, done) * 1e6, statistics.median(lone)
+
+
+def in_process(where: Path, repeat: int) -> None:
+    """The commit point alone, without websockets: CPU per action and the
+    median time of a lone move, memory against SQLite (NORMAL, then FULL)."""
+    print("in process (Room.act on 100 rooms, 6,000 actions; no websockets):", flush=True)
+    figures: dict[str, list[tuple[float, float]]] = {"memory": [], "sqlite": [], "sqlite FULL": []}
+    for i in range(repeat):
+        for name in figures:
+            path = where / f"harness-{i}-{name.replace(' ', '-')}.db"
+            storage: Storage = (MemoryStorage() if name == "memory"
+                                else SqliteStorage(path, "FULL" if "FULL" in name else "NORMAL"))
+            figures[name].append(asyncio.run(_commit_point(storage, 100, 6000, i)))
+    base = min(c for c, _ in figures["memory"])
+    for name, runs in figures.items():
+        cpu, lone = min(c for c, _ in runs), min(t for _, t in runs)
+        print(f"  {name:11}  {cpu:5.0f} us of CPU an action ({cpu / base - 1:+.0%})   a lone move"
+              f" {lone * 1e3:.3f} ms", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=2)
@@ -109,6 +194,7 @@ def main() -> None:
           f" {args.rooms} rooms, {args.duration:g} s each, {args.repeat} rounds", flush=True)
     runs: dict[str, list[dict[str, float]]] = {"memory": [], "sqlite": []}
     with tempfile.TemporaryDirectory(dir=args.dir) as where:
+        in_process(Path(where), args.repeat)
         for i in range(args.repeat):
             print(f"round {i + 1}", flush=True)
             for store in runs:

@@ -184,8 +184,10 @@ class SqliteStorage:
     name = "sqlite"
 
     def __init__(self, path: str | os.PathLike[str], synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("NORMAL", "FULL"):
+            raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
         self.path = Path(path)
-        self.synchronous = synchronous
+        self.synchronous = synchronous.upper()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._outbox: list[_Job] = []
@@ -271,7 +273,7 @@ class SqliteStorage:
         ready.set_result(None)
         stop = False
         synced, commits = time.monotonic(), self.commits
-        lazy = self.synchronous.upper() != "FULL"
+        lazy = self.synchronous != "FULL"
         while not stop:
             items: list[Any] = []
             try:
@@ -381,8 +383,9 @@ class SqliteStorage:
     def _submit(self, fn: Callable[[sqlite3.Connection], T]
                 ) -> asyncio.Future[T] | concurrent.futures.Future[T]:
         """Queue ``fn`` to run in the writer's next transaction: a future of
-        its result. Called in an event loop, the future is the loop's, and the
-        jobs of one turn of the loop go to the writer together."""
+        its result. Called in an event loop, the future is the loop's; the
+        first job of a turn of the loop goes to the writer at once, the other
+        jobs of that turn together at the next turn."""
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -397,11 +400,14 @@ class SqliteStorage:
             self._flush()
         if loop is None or self._flush_loop not in (None, loop):
             self._queue.put(job)
+        elif self._flush_loop is None:
+            # The first job of this turn goes at once (a lone move waits for
+            # nothing); the others of the turn follow together.
+            self._flush_loop = loop
+            loop.call_soon(self._flush)
+            self._queue.put(job)
         else:
             self._outbox.append(job)
-            if self._flush_loop is None:
-                self._flush_loop = loop
-                loop.call_soon(self._flush)
         return future
 
     def _flush(self) -> None:

@@ -40,7 +40,7 @@ function serverNow() { return (Date.now() + (root.dataset.serverTime ? CLOCK_OFF
 const $ = (sel) => root.querySelector(sel);
 const els = {
   conn: $("#conn"), banner: $("#banner"), board: $("#board"), extra: $("#board-extra"),
-  result: $("#result"), seats: $("#seats"), joinbox: $("#joinbox"),
+  result: $("#result"), seats: $("#seats"), seeded: $("#seeded-note"), joinbox: $("#joinbox"),
   name: $("#name"), log: $("#log"), logTitle: $("#log-h"), scores: $("#scores"), copy: $("#copy-link"), toasts: $("#toasts"),
   watchers: $("#watchers"), dealCount: $("#deal-count"), seatLink: $("#seat-link-btn"),
   review: $("#review"), grid: $("#room-grid"),
@@ -463,6 +463,9 @@ async function reviewDeal(n) {
 }
 
 function renderSeats() {
+  // Before anyone sits down: a room dealt from a seed its creator chose
+  // (docs/protocol.md, view.seeded) may have no secrets from that creator.
+  els.seeded.hidden = !state.view.seeded;
   const list = els.seats;
   list.replaceChildren();
   const canLeave = state.you && state.phase !== "playing";

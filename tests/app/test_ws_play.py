@@ -281,6 +281,32 @@ def test_whole_match_to_match_over_then_rematch(client: TestClient) -> None:
         assert stored.match.seed not in (7, derive_seed(7, "rematch", 1))
 
 
+def test_every_seat_sees_a_room_was_created_with_a_chosen_seed(client: TestClient) -> None:
+    # Before anyone sits down, a visitor of a seeded room is told so; a room
+    # dealt at random (no seed, or a null one) says it is not seeded.
+    for options, seeded in (({"seed": 7}, True), ({"seed": 0}, True), ({}, False), ({"seed": None}, False)):
+        room = new_room(client, "suitors", **options)
+        with connect(client, room) as visitor:
+            first = visitor.last
+            assert first is not None and first["phase"] == "waiting" and first["you"] is None
+            assert first["view"]["seeded"] is seeded and first["view"]["seed"] is None
+    # Every seat keeps seeing it for the whole match; the rematch is dealt at random.
+    with table(client, spectators=1, seed=7) as (_, peers, watchers):
+        red = peers[0]
+        for deal in (1, 2):
+            end = play_deal(peers, watchers)
+            if deal == 1:
+                red.send(type="next_deal", version=red.version)
+                drain([*peers, *watchers])
+        assert end["phase"] == "match_over" and end["view"]["seeded"] is True
+        for p in [*peers, *watchers]:
+            states = [f for f in map(_load, p.texts) if f["type"] == "state"]
+            assert states and all(st["view"]["seeded"] is True for st in states)
+        red.send(type="rematch", version=red.version)
+        again = drain([*peers, *watchers])
+        assert all(st["phase"] == "playing" and st["view"]["seeded"] is False for st in again)
+
+
 def _load(text: str) -> dict[str, Any]:
     import json
 

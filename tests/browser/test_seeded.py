@@ -1,0 +1,45 @@
+"""A room created with a chosen seed says so on its page, by the seats,
+before anyone sits down (``docs/protocol.md``, ``view.seeded``); a room
+dealt at random shows no such note. Screenshots at desktop and phone width."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browserkit import create_room, settled_shot, wait_version
+from playwright.sync_api import Browser, expect
+
+NOTE = "This room was created with a chosen seed: its creator may know the cards."
+
+
+@pytest.mark.parametrize(("width", "height", "name"), [(1366, 768, "desktop"), (360, 740, "phone")])
+def test_a_seeded_room_says_so_by_the_seats(server: str, browser: Browser, artifacts: Path,
+                                            width: int, height: int, name: str) -> None:
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    page.goto(create_room(server, "suitors", {"seed": 12345}))
+    wait_version(page, 0)
+    note = page.locator("#seeded-note")
+    expect(note).to_be_visible()
+    expect(note).to_have_text(NOTE)
+    # In the seats panel, above the seats and their "Sit here" buttons.
+    first_seat = page.locator(".seat-row").first
+    expect(first_seat.locator("button[data-join]")).to_be_visible()
+    note_box, seat_box = note.bounding_box(), first_seat.bounding_box()
+    assert note_box is not None and seat_box is not None
+    assert note_box["y"] + note_box["height"] <= seat_box["y"]
+    assert page.locator("#seats-h + #seeded-note + #seats").count() == 1
+    assert note_box["x"] >= 0 and note_box["x"] + note_box["width"] <= width
+    note.scroll_into_view_if_needed()
+    settled_shot(page, artifacts / f"seeded-note-{name}.png")
+
+    page.goto(create_room(server, "suitors"))
+    wait_version(page, 0)
+    expect(page.locator(".seat-row").first).to_be_visible()
+    expect(note).to_be_hidden()
+    assert not errors
+    ctx.close()
