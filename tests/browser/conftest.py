@@ -51,12 +51,14 @@ def server() -> Iterator[str]:
     """Base URL of a uvicorn server running the app as ``make run`` starts it
     (``bench/server.py``), with fast computer players, a seat that may be
     handed to a computer after 2 s away, forced passes after 0.3 s, and room
-    for the many websockets one test session opens from one address."""
+    for the many websockets and rooms (computer players' included) one test
+    session opens from one address."""
     port = free_port()
     env = {"CARDBOARD_BOT_SECONDS": "0.05", "CARDBOARD_BOT_PAUSE": "0.05",
            "CARDBOARD_HANDOVER_SECONDS": "2", "CARDBOARD_AUTO_PASS_SECONDS": "0.3",
            "CARDBOARD_WS_PER_MINUTE": "10000",
-           "CARDBOARD_WS_PER_ADDRESS": "1000"}
+           "CARDBOARD_WS_PER_ADDRESS": "1000", "CARDBOARD_ROOM_CREATE_BURST": "1000",
+           "CARDBOARD_BOT_ROOMS_PER_ADDRESS": "100"}
     proc = start_server(port, env)
     yield f"http://127.0.0.1:{port}"
     stop_server(proc)
