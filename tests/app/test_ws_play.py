@@ -292,18 +292,15 @@ def test_every_seat_sees_a_room_was_created_with_a_chosen_seed(client: TestClien
             assert first["view"]["seeded"] is seeded and first["view"]["seed"] is None
     # Every seat keeps seeing it for the whole match; the rematch is dealt at random.
     with table(client, spectators=1, seed=7) as (_, peers, watchers):
-        red = peers[0]
         for deal in (1, 2):
             end = play_deal(peers, watchers)
             if deal == 1:
-                red.send(type="next_deal", version=red.version)
-                drain([*peers, *watchers])
+                all_ready(peers, watchers)
         assert end["phase"] == "match_over" and end["view"]["seeded"] is True
         for p in [*peers, *watchers]:
             states = [f for f in map(_load, p.texts) if f["type"] == "state"]
             assert states and all(st["view"]["seeded"] is True for st in states)
-        red.send(type="rematch", version=red.version)
-        again = drain([*peers, *watchers])
+        again = all_ready(peers, watchers)
         assert all(st["phase"] == "playing" and st["view"]["seeded"] is False for st in again)
 
 
