@@ -510,10 +510,6 @@ function renderScores() {
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
   else if (opts.deals) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${opts.deals}`));
-  if (v.seeded) {
-    els.scores.append(el("p", { class: "sub", id: "seeded-note" },
-      `This match was dealt from a chosen seed or ${noun()}, not at random.`));
-  }
   if (v.history.length) {
     els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
       download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));
