@@ -58,7 +58,7 @@ from app.storage.base import (
     resolve,
 )
 from app.storage.memory import MemoryStorage
-from app.table import Action, BadRecord, Kind, SeatHolder, Table, computer_name, new_match_id, token_hash
+from app.table import Action, BadRecord, SeatHolder, Table, computer_name, new_match_id, token_hash
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
 
@@ -120,33 +120,19 @@ class Connection(Protocol):
 
 
 @dataclass(frozen=True)
-class Holder:
+class Holder(SeatHolder):
     """Who holds a seat, as the live room sees it: the durable
-    :class:`app.table.SeatHolder` fields, plus ``connection`` while a human is
+    :class:`app.table.SeatHolder`, plus ``connection`` while a human is
     connected and ``away_since`` (monotonic seconds) while they are not. A
     computer player always counts as connected."""
 
-    name: str
-    token_hash: str | None
-    kind: Kind
-    level: str | None
-    connection: Connection | None
-    away_since: float | None
+    connection: Connection | None = None
+    away_since: float | None = None
 
     @property
     def connected(self) -> bool:
         """True while a human holder has a connection, always for a computer."""
         return self.kind == "computer" or self.connection is not None
-
-    @property
-    def computer_plays(self) -> bool:
-        """True while a computer player makes this seat's moves."""
-        return self.level is not None
-
-    @property
-    def stand_in(self) -> bool:
-        """True while a computer player holds a human's seat for them."""
-        return self.kind == "human" and self.level is not None
 
 
 def new_room_id() -> str:
