@@ -90,7 +90,6 @@ from app.table import (
     SPECTATOR_CHAT,
     Action,
     BadRecord,
-    Kind,
     SeatHolder,
     Table,
     new_match_id,
@@ -169,33 +168,19 @@ class Connection(Protocol):
 
 
 @dataclass(frozen=True)
-class Holder:
+class Holder(SeatHolder):
     """Who holds a seat, as the live room sees it: the durable
-    :class:`app.table.SeatHolder` fields, plus ``connection`` while a human is
+    :class:`app.table.SeatHolder`, plus ``connection`` while a human is
     connected and ``away_since`` (monotonic seconds) while they are not. A
     computer player always counts as connected."""
 
-    name: str
-    token_hash: str | None
-    kind: Kind
-    level: str | None
-    connection: Connection | None
-    away_since: float | None
+    connection: Connection | None = None
+    away_since: float | None = None
 
     @property
     def connected(self) -> bool:
         """True while a human holder has a connection, always for a computer."""
         return self.kind == "computer" or self.connection is not None
-
-    @property
-    def computer_plays(self) -> bool:
-        """True while a computer player makes this seat's moves."""
-        return self.level is not None
-
-    @property
-    def stand_in(self) -> bool:
-        """True while a computer player holds a human's seat for them."""
-        return self.kind == "human" and self.level is not None
 
 
 def new_room_id() -> str:

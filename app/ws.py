@@ -195,11 +195,21 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
         if not conn.too_slow:
             raise
     finally:
-        async with room.lock:
-            room.detach(conn)
-            lobby.touch(room)
-            lobby.bots.poke(room)
+        try:
+            async with room.lock:
+                _gone(room, conn, lobby)
+        except asyncio.CancelledError:
+            # Only when the server's loop is ending (it cancels every task
+            # left): say it without waiting for a lock nobody will release.
+            _gone(room, conn, lobby)
         conn.close()
+
+
+def _gone(room: Room, conn: WsConnection, lobby: Lobby) -> None:
+    """``conn`` has closed: the room, the lobby and the computer players learn it."""
+    room.detach(conn)
+    lobby.touch(room)
+    lobby.bots.poke(room)
 
 
 def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:

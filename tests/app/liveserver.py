@@ -192,16 +192,25 @@ def play_get_stuck(live: Live, moves: int = 4, headers: dict[str, str] | None = 
     with connect(url, additional_headers=headers) as red, connect(url, additional_headers=headers) as black:
         last = {"red": next_state(red), "black": next_state(black)}
         socks = {"red": red, "black": black}
-        for seat, ws in socks.items():
+        for version, (seat, ws) in enumerate(socks.items(), start=1):
             ws.send(json.dumps({"type": "join", "seat": seat, "name": seat}))
             for s, peer in socks.items():
-                last[s] = next_state(peer)
+                last[s] = state_of(peer, version)
         for _ in range(moves):
-            mover = "red" if last["red"]["legal_moves"] else "black"
+            mover = last["red"]["to_move"][0]
             state = last[mover]
             socks[mover].send(json.dumps({"type": "move", "move": state["legal_moves"][0],
                                           "version": state["version"]}))
             for s, peer in socks.items():
-                last[s] = next_state(peer)
-                assert last[s]["version"] == state["version"] + 1
+                last[s] = state_of(peer, state["version"] + 1)
         return int(last["red"]["version"])
+
+
+def state_of(ws: ClientConnection, version: int) -> dict[str, Any]:
+    """The next state of ``version``; states of older versions (presence:
+    someone connected or left) are skipped, a newer one fails."""
+    while True:
+        state = next_state(ws)
+        assert state["version"] <= version, (state["version"], version)
+        if state["version"] == version:
+            return state

@@ -44,7 +44,7 @@ KILLS = 22
 """``kill -9`` restarts at least (special moments included)."""
 TERMS = 3
 """SIGTERM restarts besides."""
-PICK_KILLS = 2
+PICK_KILLS = 1
 BOT_KILLS = 3
 SETTLE_SECONDS = 30.0
 """How long every client may take to resume after a restart."""
