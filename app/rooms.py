@@ -1146,7 +1146,7 @@ class Room:
         people = {s for s, h in self.table.holders if not h.computer_plays}
         return not missing and bool(people & marks)
 
-    def ready(self, conn: Connection, version: int, phase: Phase | None = None) -> None:
+    def ready(self, conn: Connection, version: int) -> None:
         """``conn``'s seat is ready to go on, on the state of ``version``: a
         ``ready`` action (version + 1), or, when that makes the table ready
         (:meth:`all_ready`), the next deal (or the next match in
@@ -1155,15 +1155,14 @@ class Room:
 
         ``version`` may be any version since the deal ended (others' presses
         and seating changes raise it meanwhile: the press was made on this
-        break's result), except with ``phase``, as the older ``next_deal`` and
-        ``rematch`` frames ask: only in that phase, on the current version.
+        break's result).
 
         Raises ``not_seated``, ``not_playing`` (not between deals) or
         ``stale_version``, in that order."""
         seat = self._seated(conn)
-        if self.phase not in BETWEEN_DEALS or (phase is not None and self.phase != phase):
-            raise self._not_playing(phase or "deal_over")
-        if phase is not None or not self.table.ended_at <= version <= self.version:
+        if self.phase not in BETWEEN_DEALS:
+            raise self._not_playing("deal_over")
+        if not self.table.ended_at <= version <= self.version:
             self._check_current(version)
         marks = self._ready_marks()
         if seat in marks or self.computer_plays(seat):
@@ -1192,10 +1191,13 @@ class Room:
             self._next_deal(version)
 
     def next_deal(self, conn: Connection, version: int) -> None:
-        """``conn``'s seat is ready for the next deal: :meth:`ready`, in
-        ``deal_over`` only. Raises ``not_seated``, ``not_playing`` (not
-        ``deal_over``) or ``stale_version`` (``version`` is not current)."""
-        self.ready(conn, version, "deal_over")
+        """``conn``'s seat deals the next deal at once, without the ready
+        step: ``next_deal`` as ``shared/PROTOCOL.md`` defines it, for clients
+        that do not know ``ready`` (the room page sends ``ready``). Raises
+        ``not_seated``, ``not_playing`` (not ``deal_over``) or
+        ``stale_version`` (``version`` is not current)."""
+        self._seated(conn)
+        self._next_deal(version)
 
     def computer_continue(self, version: int) -> None:
         """A computer player presses "Next deal" (``deal_over``) or "Rematch"
@@ -1216,12 +1218,13 @@ class Room:
         self._apply({"t": "next_deal"})
 
     def rematch(self, conn: Connection, version: int) -> None:
-        """``conn``'s seat is ready for a new match with the same seats:
-        :meth:`ready`, in ``match_over`` only. The new match is dealt from a
-        fresh random seed (never derived from a seed already shown, even in a
-        seeded room). Raises ``not_seated``, ``not_playing`` (not
-        ``match_over``) or ``stale_version``."""
-        self.ready(conn, version, "match_over")
+        """``conn``'s seat starts a new match with the same seats at once,
+        without the ready step (``shared/PROTOCOL.md``, as :meth:`next_deal`).
+        The new match is dealt from a fresh random seed (never derived from a
+        seed already shown, even in a seeded room). Raises ``not_seated``,
+        ``not_playing`` (not ``match_over``) or ``stale_version``."""
+        self._seated(conn)
+        self._rematch(version)
 
     def _rematch(self, version: int) -> None:
         if self.phase != "match_over":

@@ -106,10 +106,11 @@ def test_json_round_trip_across_deals_and_rematch() -> None:
     play_first_legal(room, conns, 200)
     assert room.phase == "deal_over"
     v = room.version
-    room.next_deal(conns[0], v)
+    room.ready(conns[0], v)
     assert room.version == v + 1 and room.phase == "deal_over"  # the other seat is not ready yet
     assert room.table.ready == (conns[0].seat,)
-    room.next_deal(conns[1], v + 1)
+    assert round_trip(room).table == room.table  # a press is stored
+    room.ready(conns[1], v)
     assert room.version == v + 2 and room.phase == "playing" and room.table.ready == ()
     play_first_legal(room, conns, 3)
     back = round_trip(room)

@@ -303,8 +303,9 @@ class Table:
             self.broadcast()
 
     def after_match(self) -> None:
-        """Refused actions after the end, then a rematch once every seat, in a
-        random order, has said it is ready (``rematch`` or ``ready``)."""
+        """Refused actions after the end, then some seats, in a random order,
+        say they are ready, and one of them (maybe the first) starts the
+        rematch at once with ``rematch``."""
         assert self.now["phase"] == "match_over"
         conn = self.by_seat[self.rng.choice(self.seats)]
         v = conn.last["version"]
@@ -312,14 +313,20 @@ class Table:
         conn.expect("not_playing", "state")
         conn.send(type="next_deal", version=v)
         conn.expect("not_playing", "state")
-        # A "ready" may carry the version the match ended on; the older
-        # "rematch" carries the current one (each press raises it).
-        for seat in self.rng.sample(self.seats, len(self.seats)):
+        # A "ready" may carry the version the match ended on (each press
+        # raises it); the contract's "rematch" starts the match at once.
+        order = self.rng.sample(self.seats, len(self.seats))
+        rematch_after = self.rng.randrange(len(order))
+        for i, seat in enumerate(order):
             assert self.now["phase"] == "match_over"
-            kind = self.rng.choice(["rematch", "ready"])
-            self.by_seat[seat].send(type=kind, version=v if kind == "ready" else self.now["version"])
+            if i == rematch_after:
+                self.by_seat[seat].send(type="rematch", version=self.now["version"])
+                self.broadcast()
+                break
+            self.by_seat[seat].send(type="ready", version=v)
             self.broadcast()
-        assert self.now["phase"] == "playing" and self.now["version"] == v + len(self.seats)
+        assert self.now["phase"] == "playing"
+        assert self.now["version"] == v + rematch_after + 1
 
     # ---- the check ------------------------------------------------------------------
     def check(self) -> Report:

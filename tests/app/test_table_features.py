@@ -104,16 +104,18 @@ def test_ready_is_refused_out_of_turn(client: TestClient) -> None:
         for stale in (v - 1, v + 1):
             red.send(type="ready", version=stale)
             assert red.error("stale_version", then_state=True)["view"]["ready"]["ready"] == []
-        # the older frames are ready too, each in its own phase only, on the
-        # current version only (as the contract has them)
-        red.send(type="rematch", version=v)
-        red.error("not_playing", then_state=True)
-        red.send(type="next_deal", version=v)
+        # the contract's next_deal deals at once, even while others are not
+        # ready yet; rematch is refused before the match is over
+        red.send(type="ready", version=v)
         assert drain(peers)[0]["view"]["ready"]["ready"] == ["red"]
+        red.send(type="rematch", version=v + 1)
+        red.error("not_playing", then_state=True)
         black.send(type="next_deal", version=v)
         assert black.error("stale_version", then_state=True)["version"] == v + 1
         black.send(type="next_deal", version=v + 1)
-        assert drain(peers)[1]["version"] == v + 2
+        dealt = drain(peers)
+        assert [s["version"] for s in dealt] == [v + 2, v + 2]
+        assert dealt[0]["phase"] == "playing" and dealt[0]["view"]["ready"] is None
 
 
 def test_readiness_is_kept_across_a_restart(client: TestClient) -> None:
@@ -157,8 +159,10 @@ def test_the_match_over_waits_for_everyone_then_a_rematch(client: TestClient) ->
         end = play_deal(peers)
         assert end["phase"] == "match_over" and end["view"]["deals"] == 1
         v = peers[0].version
-        peers[0].send(type="rematch", version=v)
+        peers[0].send(type="ready", version=v)
         assert drain(peers)[1]["view"]["ready"]["ready"] == [peers[0].seat]
+        peers[0].send(type="ready", version=v + 1)  # a second press changes nothing
+        assert peers[0].state()["version"] == v + 1
         peers[1].send(type="ready", version=v)
         s = drain(peers)[0]
         assert s["version"] == v + 2 and s["phase"] == "playing" and s["view"]["history"] == []
