@@ -573,6 +573,8 @@ class Bots:
     def _watch_absences(self, room: Room) -> None:
         """Schedule a notice for each person away mid-deal whose seat is not
         yet due for handing over."""
+        if not room.away_since:
+            return
         now = self.clock()
         for seat, holder in room.holders.items():
             since = holder.away_since

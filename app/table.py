@@ -60,6 +60,7 @@ import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from engine.base import SEED_OPTION, Game, OptionError
@@ -219,6 +220,13 @@ def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str
     return dict.fromkeys(chosen, level)
 
 
+@lru_cache(maxsize=512)
+def _seats(game_id: str, options: tuple[tuple[str, Any], ...]) -> tuple[str, ...]:
+    """The seats of ``game_id`` with ``options``, in order (asked on every
+    move, so kept)."""
+    return get_game(game_id).seats(dict(options))
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """A room's durable state after ``version`` actions.
@@ -351,7 +359,7 @@ class Table:
     @property
     def seats(self) -> tuple[str, ...]:
         """Every seat, in order."""
-        return self.game.seats(dict(self.options))
+        return _seats(self.game_id, self.options)
 
     def setting(self, option: RoomOption) -> bool:
         """The room's value of ``option`` (one of :data:`ROOM_OPTIONS`)."""

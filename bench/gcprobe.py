@@ -3,12 +3,16 @@ ARGS`` runs ``uvicorn ARGS`` in this process and, when the server stops,
 prints one line ``gc {...}`` (JSON) to stderr: how many collections of each
 generation ran and how long the full (generation 2) ones took, in ms
 (median, max), and how many objects the collector tracked at the end. Used
-by ``bench/load.py``."""
+by ``bench/load.py``. With ``CARDBOARD_PROFILE=FILE`` in the environment,
+the server also runs under :mod:`cProfile` and writes its statistics to
+FILE when it stops (``python -m pstats FILE``)."""
 
 from __future__ import annotations
 
+import cProfile
 import gc
 import json
+import os
 import statistics
 import sys
 import time
@@ -37,9 +41,15 @@ def _report() -> None:
     print("gc " + json.dumps(out), file=sys.stderr, flush=True)
 
 
+_profile = cProfile.Profile() if os.environ.get("CARDBOARD_PROFILE") else None
+
+
 def _reporting_shutdown(shutdown: Any) -> Any:
     async def wrapped(self: uvicorn.Server, *args: Any, **kwargs: Any) -> None:
         await shutdown(self, *args, **kwargs)
+        if _profile is not None:
+            _profile.disable()
+            _profile.dump_stats(os.environ["CARDBOARD_PROFILE"])
         _report()
     return wrapped
 
@@ -50,4 +60,6 @@ if __name__ == "__main__":
     # do not run: report once its shutdown is done.
     uvicorn.Server.shutdown = _reporting_shutdown(uvicorn.Server.shutdown)  # type: ignore[method-assign]
     sys.argv[0] = "uvicorn"
+    if _profile is not None:
+        _profile.enable()
     uvicorn.main.main()

@@ -184,6 +184,8 @@ class GameInfo:
       counts (:attr:`player_counts`);
     - ``hidden_information``: some seat is shown less than the whole state
       (face-down cards, a secret pick), so views differ from seat to seat;
+      without it, :meth:`Game.view` is the same for every seat and for a
+      spectator (the server encodes it once);
     - ``simultaneous``: two seats can be awaited at once (Stucco's pick);
     - ``secret_moves``: a move already played can still be secret from other
       seats, so the log is shown per seat through :meth:`Game.public_move`;

@@ -66,6 +66,8 @@ def test_declared_traits_agree_with_play(game_id: str) -> None:
                 simultaneous |= len(game.to_move(state)) > 1
                 hidden |= any(game.determinize(state, s, random.Random(1)) != state
                               for s in game.seats(options))
+                if not info.hidden_information:  # the server encodes one view for every seat
+                    assert all(game.view(state, s) == game.view(state, None) for s in game.seats(options))
                 secret |= any(game.public_move(state, s, m, viewer) is None
                               for s, m in played for viewer in (None, *game.seats(options)))
                 played.append((seat, move))
