@@ -36,5 +36,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # proxy in another container, set FORWARDED_ALLOW_IPS to its address (README).
 CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", \
      "--http", "app.handshake:DeadlineProtocol", \
-     "--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false", \
+     "--ws", "app.wsproto:LeanProtocol", "--ws-max-size", "1048576", "--ws-per-message-deflate", "false", \
      "--ws-ping-interval", "5", "--ws-ping-timeout", "5"]

@@ -13,7 +13,7 @@ UVICORN_HTTP := --http app.handshake:DeadlineProtocol
 # client that has not answered one within 5 s is disconnected: a client that
 # vanished is seen gone within 10 s, and an idle socket sends something to a
 # proxy every 5 s.
-UVICORN_WS := --ws websockets-sansio --ws-max-size 1048576 --ws-per-message-deflate false --ws-ping-interval 5 --ws-ping-timeout 5
+UVICORN_WS := --ws app.wsproto:LeanProtocol --ws-max-size 1048576 --ws-per-message-deflate false --ws-ping-interval 5 --ws-ping-timeout 5
 
 
 # Locked dependencies with their hashes (README "Dependencies"): the

@@ -306,7 +306,7 @@ class FloodGuard:
         self.limit = limit
         self.window = window
         self.clock = clock
-        self._refused: deque[float] = deque()
+        self._refused: list[float] = []  # refusals in the window, oldest first (a list: light when empty)
         self._told = False
 
     def accepted(self) -> None:
@@ -318,7 +318,7 @@ class FloodGuard:
         now = self.clock()
         times = self._refused
         while times and now - times[0] >= self.window:
-            times.popleft()
+            del times[0]
         times.append(now)
         if len(times) >= self.limit:
             return Verdict.CLOSE

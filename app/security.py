@@ -114,8 +114,12 @@ class OriginCheck:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            headers = dict(scope["headers"])
-            origin, host = headers.get(b"origin"), headers.get(b"host")
+            origin = host = None
+            for name, value in scope["headers"]:  # no copy: this frame lives as long as the socket
+                if name == b"origin":
+                    origin = value
+                elif name == b"host":
+                    host = value
             if not origin_allowed(origin.decode("latin-1") if origin is not None else None,
                                   host.decode("latin-1") if host is not None else None, self.allowed):
                 message = await receive()

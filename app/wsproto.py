@@ -1,0 +1,133 @@
+"""uvicorn's websocket protocol, lighter per connection.
+
+A server holds thousands of sockets, and most of each one's memory is the
+protocol's own: uvicorn's ``websockets-sansio`` protocol keeps an
+``asyncio.Queue`` (four deques of over 700 bytes each, empty or not), an
+``asyncio.Event`` (one more), and the handshake's request and response with
+their headers for as long as the socket lives. :class:`LeanProtocol` is that
+protocol with a queue and an event that hold only what they are given, and
+it lets the handshake go once it is done: about 7 KiB less per socket
+(``bench/load.py`` measures KiB per room).
+
+Start uvicorn with ``--ws app.wsproto:LeanProtocol`` (the ``Makefile`` and
+``Dockerfile`` do); everything else about the protocol is uvicorn's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Generic, TypeVar
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+_T = TypeVar("_T")
+
+
+class LeanQueue(Generic[_T]):
+    """The part of :class:`asyncio.Queue` that uvicorn's protocol uses
+    (``put_nowait``, ``get``, ``empty``, ``qsize``), unbounded, holding a list
+    of its items and the futures of its waiting getters (none while nobody
+    waits)."""
+
+    __slots__ = ("_getters", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[_T] = []
+        self._getters: list[asyncio.Future[None]] | None = None
+
+    def put_nowait(self, item: _T) -> None:
+        """Add ``item``, and wake the first getter waiting."""
+        self._items.append(item)
+        getters = self._getters
+        while getters:
+            getter = getters.pop(0)
+            if not getter.done():
+                getter.set_result(None)
+                break
+
+    async def get(self) -> _T:
+        """Remove and return the first item, waiting for one if need be."""
+        while not self._items:
+            getter = asyncio.get_running_loop().create_future()
+            if self._getters is None:
+                self._getters = []
+            self._getters.append(getter)
+            try:
+                await getter
+            finally:
+                if self._getters is not None and getter in self._getters:
+                    self._getters.remove(getter)
+                if not self._getters:
+                    self._getters = None
+        return self._items.pop(0)
+
+    def empty(self) -> bool:
+        """True if no item waits."""
+        return not self._items
+
+    def qsize(self) -> int:
+        """How many items wait."""
+        return len(self._items)
+
+
+class LeanEvent:
+    """:class:`asyncio.Event` (``set``, ``clear``, ``is_set``, ``wait``)
+    without a deque of waiters while nobody waits."""
+
+    __slots__ = ("_value", "_waiters")
+
+    def __init__(self) -> None:
+        self._value = False
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        """True once set, until cleared."""
+        return self._value
+
+    def set(self) -> None:
+        """Set it, and wake everyone waiting."""
+        if self._value:
+            return
+        self._value = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        """Unset it: :meth:`wait` waits again."""
+        self._value = False
+
+    async def wait(self) -> bool:
+        """Return ``True`` once it is set (at once if it is)."""
+        if self._value:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
+
+class LeanProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's ``websockets-sansio`` protocol with a :class:`LeanQueue`
+    for the frames received, a :class:`LeanEvent` for "the transport takes
+    more", and no copy of the handshake kept once it is answered."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = LeanQueue()  # type: ignore[assignment]
+        self.writable = LeanEvent()  # type: ignore[assignment]
+        self.writable.set()
+
+    def start_keepalive(self) -> None:
+        """uvicorn starts its pings once it has answered the handshake: from
+        then on its request and response (headers and all) are let go."""
+        super().start_keepalive()
+        self.request = None  # type: ignore[assignment]
+        self.response = None  # type: ignore[assignment]
