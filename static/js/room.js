@@ -253,7 +253,15 @@ const ERROR_HANDLERS = {
     replaced = true;
     toast("Your seat was opened in another tab or device. This tab now watches.", "error");
   },
-  bad_token() { localStorage.removeItem(TOKEN_KEY); },
+  bad_token() {
+    // The seat this browser knew is no longer its own: say so, then watch.
+    localStorage.removeItem(TOKEN_KEY);
+    toast(linkedToken || replaced
+      ? "This seat link no longer works: a newer link was made, or the seat was given up. You are watching."
+      : "Your seat here has ended (it was given up, or moved to another device). You are watching.", "error");
+    replaced = false;
+    if (state) render();
+  },
   no_such_room() { roomGone(); },
   unavailable() {
     // The server could not save the action: nothing changed, a fresh state follows.
@@ -268,7 +276,9 @@ const ERROR_HANDLERS = {
 
 /** A spectator shows under the name this browser remembers (docs/protocol.md, "watch"). */
 function tellName() {
-  if (watchSent || state.you || (localStorage.getItem(TOKEN_KEY) && !replaced)) return;
+  // A tab that holds a seat's token (or lost the seat to another tab of the
+  // same person) is not a spectator to name: that person is seated.
+  if (watchSent || state.you || localStorage.getItem(TOKEN_KEY) || replaced) return;
   const name = (localStorage.getItem(NAME_KEY) || "").trim();
   if (!name) return;
   watchSent = true;
@@ -288,7 +298,8 @@ function render() {
   renderScores();
   renderDealCount();
   chat.update(state);
-  alerts.update(state.phase === "playing" && state.legal_moves.length > 0, bannerLine());
+  // A forced pass is the server's to play: no "your turn" for it.
+  alerts.update(state.phase === "playing" && state.legal_moves.length > 0 && !forcedPass(), bannerLine());
   root.dataset.phase = state.phase;
   root.dataset.version = state.version;
   sitIfAsked();

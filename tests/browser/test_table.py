@@ -188,8 +188,11 @@ def test_a_seat_link_opened_in_a_second_context_takes_the_seat(
     wait_version(stale, 0)
     expect(stale.locator("#room")).to_have_attribute("data-phase", "waiting")
     expect(stale.locator(".seat-row.you")).to_have_count(0)
+    expect(stale.locator(".toast")).to_contain_text("This seat link no longer works")
     expect(phone.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
     assert fresh.endswith(phone.evaluate(f"localStorage.getItem('cardboard.token.{room}')"))
+    # The laptop, replaced, is not listed as a spectator under Ann's name.
+    expect(laptop.locator("#watchers")).not_to_contain_text("Ann")
 
 
 # ---- chat ----------------------------------------------------------------------------
