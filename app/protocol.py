@@ -232,6 +232,13 @@ class MuteSpectatorsFrame(_ClientFrame):
     mute: bool
 
 
+class PatchesFrame(_ClientFrame):
+    """From now on, send this connection ``patch`` frames where they are
+    shorter than the state (``app.patch``); a full state follows at once."""
+
+    type: Literal["patches"]
+
+
 class LeaveFrame(_ClientFrame):
     """Give up one's seat (while waiting or between deals)."""
 
@@ -269,6 +276,7 @@ class RemoveBotFrame(_ClientFrame):
 ClientFrame = (
     JoinFrame | ResumeFrame | MoveFrame | ReadyFrame | NextDealFrame | RematchFrame | LeaveFrame
     | AddBotFrame | RemoveBotFrame | NewTokenFrame | WatchFrame | ChatFrame | MuteSpectatorsFrame
+    | PatchesFrame
 )
 
 CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
@@ -285,6 +293,7 @@ CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
     "watch": WatchFrame,
     "chat": ChatFrame,
     "mute_spectators": MuteSpectatorsFrame,
+    "patches": PatchesFrame,
 }
 
 

@@ -61,6 +61,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from app.patch import state_patch
 from app.protocol import (
     CHAT_HISTORY,
     CHAT_RATE,
@@ -720,7 +721,25 @@ class Room:
 
     def send_state(self, conn: Connection) -> None:
         """Queue a fresh state for one connection."""
-        conn.push(self.state_text(conn.seat))
+        text = self.state_text(conn.seat)
+        if getattr(conn, "patches", False):
+            conn.last_state = text  # type: ignore[attr-defined]
+        conn.push(text)
+
+    def take_patches(self, conn: Connection) -> None:
+        """``conn`` asks for patch frames (``app.patch``) from now on: it is
+        sent a full state at once, the base of the first patch."""
+        conn.patches = True  # type: ignore[attr-defined]
+        self.send_state(conn)
+
+    def _push_patch(self, conn: Connection, new: str) -> None:
+        """Queue for ``conn``, a connection that takes patches, the patch from
+        the last state it was sent to ``new`` (a state frame with every
+        sentence), or ``new`` itself where that is no longer."""
+        base: str | None = getattr(conn, "last_state", None)
+        patch = state_patch(base, new) if base is not None else None
+        conn.last_state = new  # type: ignore[attr-defined]
+        conn.push(new if patch is None else patch)
 
     def broadcast(self) -> None:
         """Queue the current state for every connection, each with its view.
@@ -729,10 +748,18 @@ class Room:
         only the new entries carry theirs."""
         key, sent = self._texts_sent
         deal = self.table.deal_started
-        frames = self.state_frames({c.seat for c in self.connections}, sent if key == deal else 0)
+        texts_from = sent if key == deal else 0
+        frames = self.state_frames({c.seat for c in self.connections}, texts_from)
         self._texts_sent = (deal, len(self.table.log))
+        # Connections that take patches are diffed against frames with every
+        # sentence in (what they hold).
+        patched = {c.seat for c in self.connections if getattr(c, "patches", False)}
+        full = frames if texts_from == 0 or not patched else self.state_frames(patched)
         for conn in self.connections:
-            conn.push(frames[conn.seat])
+            if getattr(conn, "patches", False):
+                self._push_patch(conn, full[conn.seat])
+            else:
+                conn.push(frames[conn.seat])
         self._presence_sent = self.spectators_view()
 
     def _presence_changed(self) -> None:

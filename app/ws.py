@@ -41,6 +41,7 @@ from app.protocol import (
     MuteSpectatorsFrame,
     NewTokenFrame,
     NextDealFrame,
+    PatchesFrame,
     ReadyFrame,
     RematchFrame,
     RemoveBotFrame,
@@ -105,11 +106,16 @@ class WsConnection:
     idle. :meth:`push` appends to a list and, if no send is under way,
     starts one task that sends until the list is empty, then ends."""
 
-    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
+    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "last_state", "patches", "seat",
+                 "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
                  cut: Callable[[], None] | None = None) -> None:
         self.seat: str | None = None
+        self.patches = False
+        """True once the client has asked for patch frames (``app.patch``)."""
+        self.last_state: str | None = None
+        """The last state sent, sentences filled in, while ``patches``."""
         self.too_slow = False
         self.closed = False
         self.cut = cut
@@ -273,6 +279,7 @@ HANDLERS: dict[type[ClientFrame], Handler] = {
     WatchFrame: lambda room, conn, f: room.watch(conn, f.name),
     ChatFrame: lambda room, conn, f: room.chat(conn, f.text),
     MuteSpectatorsFrame: lambda room, conn, f: room.mute_spectators(conn, f.mute),
+    PatchesFrame: lambda room, conn, f: room.take_patches(conn),
 }
 """The room action for each client frame, by its model (one per ``type``)."""
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from bench.server import free_port, start_server, stop_server
 
@@ -59,6 +61,7 @@ def run(name: str, memory: bool, duration: float | None, profile: Path | None = 
         args = list(RUNS[name])
         if duration is not None:
             args[args.index("--duration") + 1] = str(duration)
+        began = time.time()
         try:
             out = subprocess.run([sys.executable, str(LOAD), "--base", f"http://127.0.0.1:{port}",
                                   "--game", "get-stuck-4", "--server-pid", str(server.pid), *args],
@@ -74,7 +77,23 @@ def run(name: str, memory: bool, duration: float | None, profile: Path | None = 
     if out.returncode != 0:
         print(out.stderr.strip()[-2000:])
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-    return json.loads(lines[-1]) if lines else {}
+    result: dict[str, Any] = json.loads(lines[-1]) if lines else {}
+    if probe and result:
+        result["gc_in_window"] = in_window(json.loads(probe[-1][3:]), began, result)
+        print(f"server full collections in the measured window: {result['gc_in_window']}")
+    return result
+
+
+def in_window(gc_report: dict[str, Any], began: float, result: dict[str, Any]) -> dict[str, Any]:
+    """The full collections that fell in the client's measured window (from
+    ``began``, when the client started, plus its setup and warm-up, for
+    ``window_s``; to within the client's start-up time): how many, and their
+    ms (median, max)."""
+    start = began + float(result.get("setup_s", 0)) + float(result.get("warmup_s", 0))
+    end = start + float(result.get("window_s", 0))
+    ms = [m for t, m, _ in gc_report.get("full_at", []) if start <= t <= end]
+    return {"n": len(ms), "p50_ms": round(statistics.median(ms), 1) if ms else None,
+            "max_ms": max(ms) if ms else None}
 
 
 def main() -> None:

@@ -100,6 +100,10 @@ function connect() {
     chat.reset();  // the server sends the last messages again
     outage = null;      // the state that follows redraws the banner
     setConn("open", "Connected");
+    // Later states as what changed (docs/protocol.md, "Patches"): a full
+    // state follows at once, the base of the first patch.
+    sock.send(JSON.stringify({ type: "patches" }));
+    patchBase = null;
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
     for (const f of pendingSend.splice(0)) sock.send(JSON.stringify(f));
@@ -107,12 +111,18 @@ function connect() {
   sock.onmessage = (ev) => {
     let frame;
     try { frame = JSON.parse(ev.data); } catch { return; }
-    if (frame.type === "state") {
+    if (frame.type === "patch") {
+      frame = patched(frame, ev.data);
+      if (!frame) { sock.send(JSON.stringify({ type: "patches" })); return; }  // ask for a full state
+    } else if (frame.type === "state") {
       // The seed is a 63-bit integer, beyond what a JS number holds exactly:
       // keep its digits as text.
       const m = /"seed":\s*(\d+)/.exec(ev.data);
       frame.seedText = m ? m[1] : null;
+    }
+    if (frame.type === "state") {
       fillSentences(frame);
+      patchBase = structuredClone(frame);
     }
     onFrame(frame);
   };
@@ -128,6 +138,33 @@ function connect() {
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
+}
+
+// The last state the server sent this connection, as it sent it: the base
+// of the next patch (kept apart from `state`, which the page may change).
+let patchBase = null;
+
+/** The state a patch frame makes of the last one (docs/protocol.md,
+ * "Patches"): each op sets a value at a path of keys and indices, an index at
+ * an array's end appending. Null if it does not fit (ask for a full state). */
+function patched(patch, text) {
+  if (!patchBase) return null;
+  let frame = structuredClone(patchBase);
+  for (const [path, value] of patch.ops) {
+    if (!path.length) { frame = value; continue; }
+    let node = frame;
+    for (const key of path.slice(0, -1)) {
+      node = node?.[key];
+      if (node == null || typeof node !== "object") return null;
+    }
+    const last = path[path.length - 1];
+    if (Array.isArray(node) && !(Number.isInteger(last) && last >= 0 && last <= node.length)) return null;
+    node[last] = value;
+  }
+  // The seed's digits, exactly (a patch that sets it carries them).
+  const m = /\["view","seed"\],(\d+)/.exec(text);
+  frame.seedText = m ? m[1] : (frame.view.seed == null ? null : patchBase.seedText);
+  return frame;
 }
 
 // A log entry's sentence comes once per connection: later states leave it out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -72,6 +73,7 @@ class Peer:
         self.token: str | None = None
         self.watching: list[dict[str, Any]] = []
         self.sentences: list[str] = []
+        self.patches = 0  # patch frames received (and turned into states)
 
     def send(self, **frame: Any) -> None:
         self.ws.send_json(frame)
@@ -105,6 +107,14 @@ class Peer:
         self.texts.append(text)
         frame = json.loads(text)
         kind = frame["type"]
+        if kind == "patch":
+            # A peer that asked for patches (docs/protocol.md, "Patches") turns
+            # each into the state it stands for, and checks that like any other.
+            assert self.last is not None, "a patch came before any state"
+            frame = apply_patch(self.last, frame["ops"])
+            assert frame["type"] == "state"
+            self.patches += 1
+            kind = "state"
         if kind == "state":
             StateFrame.model_validate(frame)
             assert set(frame) == STATE_KEYS
@@ -177,6 +187,26 @@ class Peer:
     def version(self) -> int:
         assert self.last is not None
         return int(self.last["version"])
+
+
+def apply_patch(base: dict[str, Any], ops: list[list[Any]]) -> dict[str, Any]:
+    """The state that the ops of a patch frame make of ``base`` (which is
+    left as it was): each sets a value at a path of keys and indices, an
+    index at an array's end appending (``docs/protocol.md``, "Patches")."""
+    frame: Any = copy.deepcopy(base)
+    for path, value in ops:
+        if not path:
+            frame = value
+            continue
+        node = frame
+        for key in path[:-1]:
+            node = node[key]
+        if isinstance(node, list) and path[-1] == len(node):
+            node.append(value)
+        else:
+            assert not isinstance(node, list) or 0 <= path[-1] < len(node), (path, len(node))
+            node[path[-1]] = value
+    return dict(frame)
 
 
 @contextlib.contextmanager

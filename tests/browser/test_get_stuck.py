@@ -5,7 +5,9 @@ screen until all four are ready."""
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 from pathlib import Path
 
 from browserkit import check_coords, create_room, sit, version, wait_version
@@ -36,6 +38,12 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     for ctx in contexts:
         ctx.add_init_script(SAW_FORCED_PASS)
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
+    # What each page receives, by frame type: the pages ask for patches.
+    received: dict[str, Counter[str]] = {seat: Counter() for seat in SEATS}
+    for seat, page in pages.items():
+        page.on("websocket", lambda ws, seat=seat: ws.on(
+            "framereceived", lambda data, seat=seat: received[seat].update(
+                [json.loads(data)["type"]] if isinstance(data, str) else [])))
     names = {"N": "Ann", "E": "Ben", "S": "Cat", "W": "Dan"}
     for seat, page in pages.items():
         sit(page, url, names[seat], seat)
@@ -84,6 +92,8 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     for page in pages.values():
         expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
         expect(page.locator("#result")).to_be_visible()
+    # Most states came as patches, and the boards drawn from them agree.
+    assert all(r["patch"] > 3 * r["state"] for r in received.values()), received
     texts = {seat: page.locator("#result .sides").inner_text() for seat, page in pages.items()}
     assert len(set(texts.values())) == 1, texts
     totals = {seat: page.locator("#scores tfoot").inner_text() for seat, page in pages.items()}
