@@ -5,10 +5,10 @@
   request whose body is over :data:`MAX_BODY_BYTES` (:data:`MAX_RECORD_BYTES`
   for a match record sent to ``/api/records``), whether it says so in
   ``Content-Length`` or streams it (chunked), before the app reads it all.
-* :class:`AddressLimits` and :class:`ConnectionLimit`: websockets open at once
-  and new ones per minute, per client address; a connection beyond either is
-  accepted, sent one ``rate_limited`` error and closed with
-  :data:`CLOSE_TOO_MANY_CONNECTIONS`.
+* :class:`AddressLimits` and :func:`refuse_websocket`: websockets open at
+  once and new ones per minute, per client address; a connection beyond
+  either is accepted, sent one ``rate_limited`` error and closed with
+  :data:`CLOSE_TOO_MANY_CONNECTIONS` (``app.security.guard_sockets``).
 * :class:`FloodGuard`: a connection that goes on sending after it was rate
   limited is closed with :data:`CLOSE_FLOOD`, and is told it was limited only
   once per burst, so that refusing its frames costs next to nothing.
@@ -237,42 +237,9 @@ class AddressLimits:
         return len(self._table)
 
 
-class ConnectionLimit:
-    """ASGI middleware applying :class:`AddressLimits` to every websocket. A
-    refused connection is accepted, sent one ``rate_limited`` error frame,
-    and closed with :data:`CLOSE_TOO_MANY_CONNECTIONS`; HTTP passes by. When
-    the app closes a websocket with :data:`CLOSE_FLOOD`, its address is
-    barred (:meth:`AddressLimits.bar`). The
-    client address is the one uvicorn reports, so behind a proxy it must be
-    told to trust the proxy's ``X-Forwarded-For`` (``--forwarded-allow-ips``,
-    README "Behind a reverse proxy")."""
-
-    def __init__(self, app: ASGIApp, limits: AddressLimits) -> None:
-        self.app = app
-        self.limits = limits
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "websocket":
-            await self.app(scope, receive, send)
-            return
-        client = scope.get("client")
-        key = address_key(client[0] if client else None)
-        refusal = self.limits.open(key)
-        if refusal is not None:
-            await _refuse_websocket(receive, send, refusal)
-            return
-        async def watched_send(message: Message) -> None:
-            if message["type"] == "websocket.close" and message.get("code") == CLOSE_FLOOD:
-                self.limits.bar(key)
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watched_send)
-        finally:
-            self.limits.close(key)
-
-
-async def _refuse_websocket(receive: Receive, send: Send, reason: str) -> None:
+async def refuse_websocket(receive: Receive, send: Send, reason: str) -> None:
+    """Accept a websocket only to send it one ``rate_limited`` error with
+    ``reason`` and close it with :data:`CLOSE_TOO_MANY_CONNECTIONS`."""
     message = await receive()
     if message["type"] != "websocket.connect":
         return

@@ -349,8 +349,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     # Served by ``Cardboard.__call__`` ahead of the routing and HTTP middleware
     # (thousands of sockets: each layer stays alive as long as its socket),
     # behind the origin check and the per-address connection limits only.
-    async def room_socket(scope: Scope, receive: Receive, send: Send) -> None:
-        await serve(WebSocket(scope, receive, send), scope["path"][4:], lobby)
+    async def room_socket(scope: Scope, receive: Receive, send: Send,
+                          flooded: Callable[[], None]) -> None:
+        await serve(WebSocket(scope, receive, send), scope["path"][4:], lobby, flooded)
 
     app.state.serve_socket = guard_sockets(room_socket, settings)
 

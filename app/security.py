@@ -6,16 +6,19 @@
   ``Referrer-Policy: no-referrer`` on every HTTP answer; ``Cache-Control:
   no-store`` on room and match pages (``/r/…``, ``/m/…``) and ``no-cache``
   (revalidate with the ETag) on static files.
-* :class:`OriginCheck`: a browser may open the room websocket only from a
+* :func:`guard_sockets`: a browser may open the room websocket only from a
   page of this server (its ``Origin`` names the ``Host`` it connects to) or
   of an origin in ``CARDBOARD_ALLOWED_ORIGINS``; others get HTTP 403 at the
   handshake. A websocket without ``Origin`` is not a browser's and passes.
-* :func:`protect`: adds these, :class:`app.limits.BodyLimit`,
-  :class:`app.limits.ConnectionLimit` and gzip to an app.
+  It also applies the per-address connection limits of :mod:`app.limits`.
+* :func:`protect`: adds these, :class:`app.limits.BodyLimit` and gzip to an
+  app.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from functools import partial
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
@@ -24,7 +27,7 @@ from fastapi.responses import HTMLResponse
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.limits import MAX_RECORD_BYTES, AddressLimits, BodyLimit, ConnectionLimit
+from app.limits import MAX_RECORD_BYTES, AddressLimits, BodyLimit, address_key, refuse_websocket
 from app.settings import Settings
 
 CSP = ("default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
@@ -103,44 +106,56 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
     return urlsplit(origin).netloc == host.strip().lower()
 
 
-class OriginCheck:
-    """ASGI middleware: a websocket handshake whose ``Origin`` is not allowed
-    (:func:`origin_allowed`) is refused before it is accepted, which uvicorn
-    answers with HTTP 403."""
-
-    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
-        self.app = app
-        self.allowed = allowed
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            origin = host = None
-            for name, value in scope["headers"]:  # no copy: this frame lives as long as the socket
-                if name == b"origin":
-                    origin = value
-                elif name == b"host":
-                    host = value
-            if not origin_allowed(origin.decode("latin-1") if origin is not None else None,
-                                  host.decode("latin-1") if host is not None else None, self.allowed):
-                message = await receive()
-                if message["type"] == "websocket.connect":
-                    await send({"type": "websocket.close", "code": 1008})
-                return
-        await self.app(scope, receive, send)
-
-
 def openapi_url(settings: Settings) -> str | None:
     """Where the OpenAPI schema is served: nowhere unless ``settings.api_docs``
     (:func:`protect` then adds the docs page at :data:`DOCS_PATH`)."""
     return "/api/openapi.json" if settings.api_docs else None
 
 
-def guard_sockets(endpoint: ASGIApp, settings: Settings) -> ASGIApp:
-    """``endpoint`` (the room websocket) behind the origin check and the
-    per-address connection limits, the only layers a websocket goes through
-    (``app.main.Cardboard``)."""
+SocketEndpoint = Callable[[Scope, Receive, Send, Callable[[], None]], Awaitable[None]]
+"""The room websocket behind :func:`guard_sockets`: an ASGI app given, besides,
+what to call when it closes its socket for flooding (:data:`app.limits.CLOSE_FLOOD`)."""
+
+
+def guard_sockets(endpoint: SocketEndpoint, settings: Settings) -> ASGIApp:
+    """The door of the room websocket, the only layer a websocket goes
+    through (``app.main.Cardboard``): one coroutine rather than a stack of
+    middleware, since it lives as long as each socket.
+
+    - The origin check: a handshake whose ``Origin`` is not allowed
+      (:func:`origin_allowed`, ``settings.allowed_origins``) is refused before
+      it is accepted, which uvicorn answers with HTTP 403.
+    - The per-address limits (:class:`app.limits.AddressLimits`): a connection
+      beyond them is refused with :func:`app.limits.refuse_websocket`.
+    - ``endpoint`` runs the socket; when it closes it for flooding, the
+      address is barred for a while (:meth:`AddressLimits.bar`)."""
     limits = AddressLimits(settings.ws_per_address, settings.ws_per_minute)
-    return OriginCheck(ConnectionLimit(endpoint, limits=limits), allowed=settings.allowed_origins)
+    allowed = settings.allowed_origins
+
+    async def door(scope: Scope, receive: Receive, send: Send) -> None:
+        origin = host = None
+        for name, value in scope["headers"]:  # no copy: this frame lives as long as the socket
+            if name == b"origin":
+                origin = value
+            elif name == b"host":
+                host = value
+        if not origin_allowed(origin.decode("latin-1") if origin is not None else None,
+                              host.decode("latin-1") if host is not None else None, allowed):
+            message = await receive()
+            if message["type"] == "websocket.connect":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        client = scope.get("client")
+        key = address_key(client[0] if client else None)
+        refusal = limits.open(key)
+        if refusal is not None:
+            await refuse_websocket(receive, send, refusal)
+            return
+        try:
+            await endpoint(scope, receive, send, partial(limits.bar, key))
+        finally:
+            limits.close(key)
+    return door
 
 
 def protect(app: FastAPI, settings: Settings) -> None:

@@ -169,8 +169,10 @@ class WsConnection:
             self._writer.cancel()
 
 
-async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
-    """Run one websocket connection to room ``room_id`` until it closes."""
+async def serve(websocket: WebSocket, room_id: str, lobby: Lobby,
+                flooded: Callable[[], None] | None = None) -> None:
+    """Run one websocket connection to room ``room_id`` until it closes;
+    ``flooded`` is called if it is closed for flooding (:data:`CLOSE_FLOOD`)."""
     await websocket.accept()
     try:
         room = await lobby.room(room_id)
@@ -199,7 +201,7 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby) -> None:
         await websocket.close(CLOSE_NO_SUCH_ROOM)
         return
     try:
-        await _read(websocket, conn, room, lobby.bots)
+        await _read(websocket, conn, room, lobby.bots, flooded)
     except asyncio.CancelledError:
         if not conn.too_slow:
             raise
@@ -235,7 +237,8 @@ def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
     asyncio.get_running_loop().create_task(cut())
 
 
-async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots) -> None:
+async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots,
+                flooded: Callable[[], None] | None = None) -> None:
     limiter = RateLimiter()
     flood = FloodGuard()
     receive = websocket.receive
@@ -246,6 +249,8 @@ async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots
         if not limiter.allow():
             verdict = flood.refused()
             if verdict is Verdict.CLOSE:  # read no more: send what is queued, then close
+                if flooded is not None:
+                    flooded()
                 await conn.flush()
                 await websocket.close(CLOSE_FLOOD, "too many frames after rate_limited")
                 return
