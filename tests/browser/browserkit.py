@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
@@ -125,8 +126,13 @@ def play_turns(page: Page, rng: random.Random, changes: int,
             page.click(f'.cell.playable[data-square="{rng.choice(now["squares"])}"]')
             clicked += 1
         elif now["pass"]:
-            page.click("#pass-btn")
-            clicked += 1
+            # The server may play a forced pass first (docs/protocol.md,
+            # "Forced passes"): then the button goes, and nothing is lost.
+            try:
+                page.click("#pass-btn", timeout=3_000)
+                clicked += 1
+            except PlaywrightTimeoutError:
+                pass
         wait_version(page, now["version"] + 1)
     return clicked
 

@@ -16,10 +16,15 @@ from playwright.sync_api import Browser, Dialog, Page, expect
 SEATS = ("N", "E", "S", "W")
 
 
-def _mover(pages: dict[str, Page]) -> tuple[str, Page] | None:
-    for seat, page in pages.items():
-        if page.locator(".cell.playable, #pass-btn").count():
-            return seat, page
+def _mover(pages: dict[str, Page], tries: int = 50) -> tuple[str, Page] | None:
+    """The seat (and page) that can act now. Between a server's forced pass
+    and the next mover's page drawing it, nobody can for a moment: look again
+    for a while (up to ``tries`` times, 0.1 s apart)."""
+    for _ in range(tries):
+        for seat, page in pages.items():
+            if page.locator(".cell.playable, #pass-btn").count():
+                return seat, page
+        next(iter(pages.values())).wait_for_timeout(100)
     return None
 
 
