@@ -13,10 +13,11 @@ import gc
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -349,11 +350,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     # Served by ``Cardboard.__call__`` ahead of the routing and HTTP middleware
     # (thousands of sockets: each layer stays alive as long as its socket),
     # behind the origin check and the per-address connection limits only.
-    async def room_socket(scope: Scope, receive: Receive, send: Send,
-                          flooded: Callable[[], None]) -> None:
-        await serve(WebSocket(scope, receive, send), scope["path"][4:], lobby, flooded)
-
-    app.state.serve_socket = guard_sockets(room_socket, settings)
+    app.state.serve_socket = guard_sockets(partial(serve, lobby=lobby), settings)
 
     return app
 

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
@@ -169,10 +170,15 @@ class WsConnection:
             self._writer.cancel()
 
 
-async def serve(websocket: WebSocket, room_id: str, lobby: Lobby,
-                flooded: Callable[[], None] | None = None) -> None:
-    """Run one websocket connection to room ``room_id`` until it closes;
-    ``flooded`` is called if it is closed for flooding (:data:`CLOSE_FLOOD`)."""
+async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[], None] | None = None,
+                *, lobby: Lobby) -> None:
+    """Run one websocket connection (ASGI ``scope`` of ``/ws/<room id>``)
+    until it closes; ``flooded`` is called if it is closed for flooding
+    (:data:`CLOSE_FLOOD`). The frames received are read straight from the
+    server's ``receive`` (one coroutine less per socket than through
+    Starlette's)."""
+    websocket = WebSocket(scope, receive, send)
+    room_id = scope["path"][4:]
     await websocket.accept()
     try:
         room = await lobby.room(room_id)
@@ -201,7 +207,7 @@ async def serve(websocket: WebSocket, room_id: str, lobby: Lobby,
         await websocket.close(CLOSE_NO_SUCH_ROOM)
         return
     try:
-        await _read(websocket, conn, room, lobby.bots, flooded)
+        await _read(websocket, receive, conn, room, lobby.bots, flooded)
     except asyncio.CancelledError:
         if not conn.too_slow:
             raise
@@ -237,11 +243,10 @@ def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
     asyncio.get_running_loop().create_task(cut())
 
 
-async def _read(websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots,
+async def _read(websocket: WebSocket, receive: Receive, conn: WsConnection, room: Room, bots: Bots,
                 flooded: Callable[[], None] | None = None) -> None:
     limiter = RateLimiter()
     flood = FloodGuard()
-    receive = websocket.receive
     while True:
         message = await receive()
         if message["type"] == "websocket.disconnect":
