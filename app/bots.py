@@ -309,6 +309,12 @@ class _Waiting:
     person: bool
 
 
+def _acts(purpose: str) -> bool:
+    """True for the tasks in which a computer player acts: a turn, or going on
+    between deals (those that keep a room from being :attr:`Bots.quiet`)."""
+    return purpose == "continue" or purpose.startswith("turn ")
+
+
 class Bots:
     """The computer players of every room in ``store``, thinking with
     ``thinker`` (by default a :class:`Thinker` set up from ``settings``).
@@ -342,6 +348,7 @@ class Bots:
         self.sleep: Callable[[float], Awaitable[None]] = (
             sleep if sleep is not None else getattr(clock, "sleep", asyncio.sleep))
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._acting: dict[str, int] = {}  # room id -> its tasks of a computer's turn or going on
         self.quiet: weakref.WeakKeyDictionary[Room, int] = weakref.WeakKeyDictionary()
         self.played = 0
         self.refused = 0
@@ -389,8 +396,7 @@ class Bots:
     def _note_quiet(self, room: Room) -> None:
         """Record in :attr:`quiet` that no computer player of ``room`` is
         thinking or about to act, if so."""
-        busy = (room.id, "continue") in self.tasks or any(
-            (room.id, f"turn {seat}") in self.tasks for seat in room.seats)
+        busy = room.id in self._acting
         if busy:
             self.quiet.pop(room, None)
         else:
@@ -399,11 +405,17 @@ class Bots:
     def _start(self, room: Room, purpose: str, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work, name=f"room {room.id}: {purpose}")
         self.tasks[(room.id, purpose)] = task
+        if _acts(purpose):
+            self._acting[room.id] = self._acting.get(room.id, 0) + 1
         task.add_done_callback(partial(self._done, room, purpose))
 
     def _done(self, room: Room, purpose: str, task: asyncio.Task[None]) -> None:
         if self.tasks.get((room.id, purpose)) is task:
             del self.tasks[(room.id, purpose)]
+            if _acts(purpose):
+                left = self._acting.pop(room.id) - 1
+                if left:
+                    self._acting[room.id] = left
         if task.cancelled():
             self._note_quiet(room)
             return
