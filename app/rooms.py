@@ -237,6 +237,9 @@ class Room:
         self._waiters: list[asyncio.Future[None]] = []
         self._watching = False
         self._texts_sent = (-1, 0)
+        self._patch_bases: dict[Connection, str] = {}
+        """Connection that takes patches -> the last state it was sent (with
+        every sentence): the base of its next patch."""
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
         self.away_at: dict[str, float] = {}
         """Seat → when (Unix seconds) its human holder lost their connection."""
@@ -722,23 +725,22 @@ class Room:
     def send_state(self, conn: Connection) -> None:
         """Queue a fresh state for one connection."""
         text = self.state_text(conn.seat)
-        if getattr(conn, "patches", False):
-            conn.last_state = text  # type: ignore[attr-defined]
+        if conn in self._patch_bases:
+            self._patch_bases[conn] = text
         conn.push(text)
 
     def take_patches(self, conn: Connection) -> None:
         """``conn`` asks for patch frames (``app.patch``) from now on: it is
         sent a full state at once, the base of the first patch."""
-        conn.patches = True  # type: ignore[attr-defined]
+        self._patch_bases[conn] = ""
         self.send_state(conn)
 
     def _push_patch(self, conn: Connection, new: str) -> None:
         """Queue for ``conn``, a connection that takes patches, the patch from
         the last state it was sent to ``new`` (a state frame with every
         sentence), or ``new`` itself where that is no longer."""
-        base: str | None = getattr(conn, "last_state", None)
-        patch = state_patch(base, new) if base is not None else None
-        conn.last_state = new  # type: ignore[attr-defined]
+        patch = state_patch(self._patch_bases[conn], new)
+        self._patch_bases[conn] = new
         conn.push(new if patch is None else patch)
 
     def broadcast(self) -> None:
@@ -753,10 +755,11 @@ class Room:
         self._texts_sent = (deal, len(self.table.log))
         # Connections that take patches are diffed against frames with every
         # sentence in (what they hold).
-        patched = {c.seat for c in self.connections if getattr(c, "patches", False)}
+        bases = self._patch_bases
+        patched = {c.seat for c in bases}
         full = frames if texts_from == 0 or not patched else self.state_frames(patched)
         for conn in self.connections:
-            if getattr(conn, "patches", False):
+            if conn in bases:
                 self._push_patch(conn, full[conn.seat])
             else:
                 conn.push(frames[conn.seat])
@@ -812,6 +815,7 @@ class Room:
         self.connections.discard(conn)
         self.watch_names.pop(conn, None)
         self._chat_times.pop(conn, None)
+        self._patch_bases.pop(conn, None)
         seat, conn.seat = conn.seat, None
         held = seat is not None and self.seat_conn.get(seat) is conn
         if self.presence is not None:

@@ -107,16 +107,11 @@ class WsConnection:
     idle. :meth:`push` appends to a list and, if no send is under way,
     starts one task that sends until the list is empty, then ends."""
 
-    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "last_state", "patches", "seat",
-                 "too_slow")
+    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
                  cut: Callable[[], None] | None = None) -> None:
         self.seat: str | None = None
-        self.patches = False
-        """True once the client has asked for patch frames (``app.patch``)."""
-        self.last_state: str | None = None
-        """The last state sent, sentences filled in, while ``patches``."""
         self.too_slow = False
         self.closed = False
         self.cut = cut

@@ -23,10 +23,8 @@ from engine.registry import GAMES
 class Counting:
     """A connection that counts what it is sent (``app.rooms.Connection``)."""
 
-    def __init__(self, patches: bool) -> None:
+    def __init__(self) -> None:
         self.seat: str | None = None
-        self.patches = patches
-        self.last_state: str | None = None
         self.bytes = 0
         self.frames = 0
 
@@ -38,7 +36,7 @@ class Counting:
 def play(game_id: str, deals: int, patches: bool) -> tuple[int, int]:
     """Moves played and bytes sent in ``deals`` random deals of ``game_id``."""
     room = Room.create(game_id, {"seed": 11})
-    conns = [Counting(patches) for _ in range(len(room.seats) + 1)]
+    conns = [Counting() for _ in range(len(room.seats) + 1)]
     for i, conn in enumerate(conns):
         room.attach(conn)
         if patches:
