@@ -15,7 +15,6 @@ connection opening or closing) the room's computer players are poked
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -26,7 +25,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
-from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict
+from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict, trim
 from app.lobby import Lobby, Unavailable
 from app.protocol import (
     DEFAULT_LEVEL,
@@ -82,17 +81,13 @@ class RateLimiter:
         self.limit = limit
         self.window = window
         self.clock = clock
-        # The times of the frames let through in the last window, oldest
-        # first: a list (56 bytes empty) rather than a deque (over 700), as a
-        # connection usually holds a few; trimmed from the front in one go.
-        self._times: list[float] = []
+        self._times: list[float] = []  # the frames let through in the last window (limits.trim)
 
     def allow(self) -> bool:
         """True if one more frame may pass now (and count it)."""
         now = self.clock()
         times = self._times
-        if times and now - times[0] >= self.window:
-            del times[:bisect.bisect_right(times, now - self.window)]
+        trim(times, now, self.window)
         if len(times) >= self.limit:
             return False
         times.append(now)
