@@ -48,6 +48,13 @@ def make_client(settings: Settings | None = None) -> TestClient:
     return TestClient(create_app(settings or Settings()))
 
 
+def room_of(client: TestClient, room_id: str) -> Room:
+    """The live room ``room_id`` of the client's server (it must be loaded)."""
+    room = client.app.state.lobby.store.get(room_id)  # type: ignore[attr-defined]
+    assert room is not None
+    return room  # type: ignore[no-any-return]
+
+
 def new_room(client: TestClient, game: str = "get-stuck", **options: Any) -> str:
     """Create a room over the API and return its id."""
     r = client.post("/api/rooms", json={"game": game, "options": options})

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from roomtest import Peer, apply_patch, connect, make_client, new_room
+from roomtest import Peer, apply_patch, connect, make_client, new_room, room_of
 
 from app.patch import state_patch
 from app.rooms import Room
@@ -23,12 +23,6 @@ GAMES = ["get-stuck", "get-stuck-4", "romeo-and-juliet", "suitors", "stucco"]
 def client() -> Any:
     with make_client() as c:
         yield c
-
-
-def live(client: TestClient, room_id: str) -> Room:
-    room = client.app.state.lobby.store.get(room_id)  # type: ignore[attr-defined]
-    assert room is not None
-    return room
 
 
 def full(room: Room, seat: str | None) -> dict[str, Any]:
@@ -58,7 +52,7 @@ def test_patched_states_are_the_full_states(client: TestClient, game: str) -> No
                 p.joined()
                 for q in everyone:
                     q.state()
-            room = live(client, room_id)
+            room = room_of(client, room_id)
             deals = 0
             for _ in range(400):
                 state = plain.last

@@ -18,7 +18,6 @@ from bottest import (
     FakeClock,
     clock_of,
     eventually,
-    lobby_of,
     make_bot_client,
     new_bot_room,
     playing_until,
@@ -28,7 +27,18 @@ from bottest import (
 )
 from fastapi.testclient import TestClient
 from redistest import redis_server
-from roomtest import Peer, connect, drain, make_client, mover, new_room, play_deal, rebuilt, table
+from roomtest import (
+    Peer,
+    connect,
+    drain,
+    make_client,
+    mover,
+    new_room,
+    play_deal,
+    rebuilt,
+    room_of,
+    table,
+)
 
 from app.protocol import CHAT_HISTORY, CHAT_MAX, CHAT_RATE
 from app.rooms import Room
@@ -50,12 +60,6 @@ def chats(peer: Peer, n: int) -> list[dict[str, Any]]:
         assert frame["type"] == "chat", frame
         out.append(frame)
     return out
-
-
-def room_of(client: TestClient, room_id: str) -> Room:
-    room = lobby_of(client).store.get(room_id)
-    assert room is not None
-    return room
 
 
 # ---- the ready step ------------------------------------------------------------------
