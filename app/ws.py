@@ -2,9 +2,11 @@
 
 Each connection is one task that reads: it checks every frame
 (:func:`app.protocol.read_frame`, after the rate limit) and applies it to the
-room through the room's commit point. Frames for the client are queued
-(:class:`WsConnection`) and sent in order by a short-lived task that exists
-only while frames wait, so an idle connection costs little. Queuing never
+room through the room's commit point. A frame for the client is written at
+once while its socket's transport takes more (``app.wsproto.SEND_NOW``, the
+common case); otherwise it is queued (:class:`WsConnection`) and the queue
+is sent in order by a short-lived task that exists only while frames wait,
+so an idle connection costs little. Queuing never
 waits, so the lock is held only while the room changes; a client that stops
 reading is disconnected once :data:`OUTBOX_FRAMES` frames wait for it, or
 one frame has waited :data:`SEND_SECONDS`. After every change (a frame, a
@@ -51,6 +53,7 @@ from app.protocol import (
     read_frame,
 )
 from app.rooms import Room
+from app.wsproto import SEND_NOW
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +105,19 @@ class WsConnection:
     idle. :meth:`push` appends to a list and, if no send is under way,
     starts one task that sends until the list is empty, then ends."""
 
-    __slots__ = ("_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
+    __slots__ = ("_now", "_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
-                 cut: Callable[[], None] | None = None) -> None:
+                 cut: Callable[[], None] | None = None,
+                 now: Callable[[str], bool] | None = None) -> None:
         self.seat: str | None = None
         self.too_slow = False
         self.closed = False
         self.cut = cut
         """Called once when the client stops taking frames: it ends the connection."""
         self._send = send
+        self._now = now
+        """Writes a frame at once if it can (``app.wsproto.SEND_NOW``), else says not."""
         self._queue: list[str] = []  # a few frames at most, usually one: a list is lighter than a deque
         self._writer: asyncio.Task[None] | None = None
 
@@ -121,6 +127,8 @@ class WsConnection:
         closed with 1013 once those are sent."""
         if self.closed:
             return
+        if self._writer is None and self._now is not None and self._now(text):
+            return  # written at once: nothing waits
         if len(self._queue) >= OUTBOX_FRAMES:
             self.too_slow = True
             self._stop()
@@ -155,6 +163,7 @@ class WsConnection:
     def close(self) -> None:
         """No more frames will be queued; those queued are dropped."""
         self.closed = True
+        self._now = None
         self._queue.clear()
         if self._writer is not None:
             self._writer.cancel()
@@ -186,8 +195,9 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
                 await websocket.close(CLOSE_TOO_SLOW)
                 return
             if not room.closed:
-                conn = WsConnection(websocket.send_text, partial(_cut, websocket,
-                                                                 asyncio.current_task()))
+                conn = WsConnection(websocket.send_text,
+                                    partial(_cut, websocket, asyncio.current_task()),
+                                    scope.get("extensions", {}).get(SEND_NOW))
                 room.attach(conn)
                 lobby.touch(room)
                 lobby.bots.poke(room)

@@ -10,6 +10,15 @@ it lets the handshake go once it is done (and empties the request's headers,
 which websockets' parser keeps): about 8 KiB and 20 tracked objects less
 per socket (``bench/load.py`` measures KiB per room).
 
+It also lets the app send a text frame without a round of the ASGI
+``send`` (a task, a timeout, two awaits and Starlette's checks for every
+frame): once the handshake is answered the scope's extensions hold
+:data:`SEND_NOW`, a function that writes one frame at once and says whether
+it could (not while the transport is paused or a close is under way: the
+app then sends through ASGI as before). The handshake's headers are dropped
+from the scope then too: the app reads them (origin, host, the client's
+address) before it accepts, never after.
+
 Start uvicorn with ``--ws app.wsproto:LeanProtocol`` (the ``Makefile`` and
 ``Dockerfile`` do); everything else about the protocol is uvicorn's.
 """
@@ -20,6 +29,10 @@ import asyncio
 from typing import Any, Generic, TypeVar
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+
+SEND_NOW = "cardboard.send_now"
+"""The scope extension of :meth:`LeanProtocol.send_now`: ``(text: str) -> bool``."""
 
 _T = TypeVar("_T")
 
@@ -128,11 +141,36 @@ class LeanProtocol(WebSocketsSansIOProtocol):
 
     def start_keepalive(self) -> None:
         """uvicorn starts its pings once it has answered the handshake: from
-        then on its request and response (headers and all) are let go."""
+        then on its request and response (headers and all) are let go, the
+        scope's headers too, and the scope offers :meth:`send_now`."""
         super().start_keepalive()
+        self.scope["headers"] = []
+        self.scope["extensions"][SEND_NOW] = self.send_now  # type: ignore[assignment]  # ASGI types extensions as dicts
         # websockets' parser keeps the request alive for the socket's life (a
         # local of its generator): empty its headers, a dozen lists.
         if getattr(self, "request", None) is not None:
             self.request.headers.clear()
         self.request = None  # type: ignore[assignment]
         self.response = None  # type: ignore[assignment]
+
+    def send_now(self, text: str) -> bool:
+        """Write ``text`` as one text frame at once if the socket is open and
+        its transport takes more; ``False`` (nothing written) if not: the
+        caller then sends through ASGI, which waits, or tells that the
+        client has gone."""
+        if self.close_sent or self.disconnected or not self.writable.is_set():
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:  # a close is under way
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """As uvicorn's, and :meth:`send_now` leaves the scope (it refers to
+        this protocol)."""
+        super().connection_lost(exc)
+        extensions = getattr(self, "scope", {}).get("extensions")
+        if extensions is not None:
+            extensions.pop(SEND_NOW, None)

@@ -4,10 +4,16 @@ and event behave as asyncio's do where uvicorn uses them."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
+from typing import Any
 
 import pytest
+import uvicorn
+from websockets.sync.client import connect
 
-from app.wsproto import LeanEvent, LeanQueue
+from app.wsproto import SEND_NOW, LeanEvent, LeanProtocol, LeanQueue
+from bench.server import free_port
 
 
 def test_queue_hands_items_over_in_order_and_wakes_a_waiting_getter() -> None:
@@ -70,3 +76,81 @@ def test_event_wait_returns_at_once_when_set_and_waits_when_cleared() -> None:
         assert e._waiters is None
 
     asyncio.run(main())
+
+
+# ---- sending at once, on a real uvicorn ------------------------------------------------------
+
+def _serve(app: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
+    """uvicorn with :class:`LeanProtocol` running ``app`` on a free port in a thread."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws=LeanProtocol,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+    return server, thread, port
+
+
+def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() -> None:
+    """After the handshake the scope offers ``SEND_NOW`` (and no longer holds
+    the headers); it writes frames in order with those sent through ASGI,
+    and says no (writing nothing) while the transport is paused."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "websocket"
+        seen["before"] = SEND_NOW in scope["extensions"], len(scope["headers"]) > 0
+        await receive()
+        await send({"type": "websocket.accept"})
+        now = scope["extensions"][SEND_NOW]
+        seen["headers_after"] = scope["headers"]
+        protocol = now.__self__
+        assert now("one") is True
+        await send({"type": "websocket.send", "text": "two ♥"})
+        assert now("three ♥") is True
+        protocol.pause_writing()
+        seen["paused"] = now("never")
+        protocol.resume_writing()
+        assert now("four") is True
+        await receive()  # the client's close
+
+    server, thread, port = _serve(app)
+    try:
+        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+            got = [ws.recv(timeout=5) for _ in range(4)]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert got == ["one", "two ♥", "three ♥", "four"]
+    assert seen["before"] == (False, True)
+    assert seen["headers_after"] == []
+    assert seen["paused"] is False
+
+
+def test_send_now_says_no_once_the_client_has_gone() -> None:
+    result: list[bool] = []
+    gone = threading.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        now = scope["extensions"][SEND_NOW]
+        message = await receive()
+        assert message["type"] == "websocket.disconnect"
+        await asyncio.sleep(0.05)
+        result.append(now("late"))
+        assert SEND_NOW not in scope["extensions"]  # let go with the protocol
+        gone.set()
+
+    server, thread, port = _serve(app)
+    try:
+        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5):
+            pass
+        assert gone.wait(5)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert result == [False]
