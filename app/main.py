@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
 from app.bots import Thinker
+from app.collector import Collector
 from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
 from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
@@ -145,10 +146,15 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         # server: keep it out of every later full collection.
         gc.collect()
         gc.freeze()
+        collector = Collector(settings.gc_sweep_seconds) if settings.gc_sweep_seconds > 0 else None
+        if collector is not None:
+            collector.install()
         task = asyncio.create_task(_sweep_forever(lobby))
         try:
             yield
         finally:
+            if collector is not None:
+                collector.uninstall()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

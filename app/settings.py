@@ -84,6 +84,9 @@ class Settings(BaseSettings):
       serves the same rooms (``docs/scaling.md``).
     * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
       that Redis (so that one Redis can serve other things too).
+    * ``gc_sweep_seconds``: a full garbage collection walks only the objects
+      that are new since the last one, and every this many seconds all of
+      them (:mod:`app.collector`); 0 keeps CPython's own policy.
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
@@ -112,6 +115,7 @@ class Settings(BaseSettings):
     api_docs: bool = False
     redis_url: str | None = None
     redis_prefix: str = "cb:"
+    gc_sweep_seconds: float = Field(default=600.0, ge=0)
 
     @field_validator("redis_url", mode="before")
     @classmethod

@@ -1,0 +1,67 @@
+"""How the server's garbage collector runs: full collections that walk only
+what is new.
+
+A server keeps thousands of sockets and rooms alive for hours. CPython's full
+(generation 2) collection walks every live container object each time it
+runs, and it runs whenever a quarter as many objects again have lived long
+enough to reach that generation: at 5,000 sockets that is some 300,000
+objects and 260-400 ms during which no socket is served, every few seconds
+(``bench/load.py`` prints them). Most of those objects (sockets, rooms, their
+tables) are the same from one collection to the next.
+
+:class:`Collector` freezes (:func:`gc.freeze`) whatever survives a full
+collection, so that the next one walks only the objects that have reached
+the oldest generation since. Frozen objects are still freed as soon as
+nothing refers to them (reference counting); only a *cycle* of them that
+nothing else refers to waits, until the sweep: every ``sweep_seconds`` the
+frozen objects are thawed just before a full collection, which then walks
+them all once, frees such cycles, and freezes what is left again. The pause
+of a walk of everything thus comes once per sweep, not every few seconds.
+``sweep_seconds`` is ``Settings.gc_sweep_seconds``; 0 leaves CPython's own
+policy as it is.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+class Collector:
+    """The policy above, installed with :meth:`install` (a ``gc.callbacks``
+    entry) and removed with :meth:`uninstall`; ``clock`` (seconds) times the
+    sweeps. ``sweeps`` counts the full collections that walked everything."""
+
+    def __init__(self, sweep_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if sweep_seconds <= 0:
+            raise ValueError("sweep_seconds must be positive")
+        self.sweep_seconds = sweep_seconds
+        self.clock = clock
+        self.sweeps = 0
+        self._due = clock() + sweep_seconds
+
+    def install(self) -> None:
+        """Run the policy from now on (once, however often called)."""
+        if self._callback not in gc.callbacks:
+            gc.callbacks.append(self._callback)
+
+    def uninstall(self) -> None:
+        """Stop it and thaw what it froze: CPython's own policy again."""
+        if self._callback in gc.callbacks:
+            gc.callbacks.remove(self._callback)
+        gc.unfreeze()
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            now = self.clock()
+            if now >= self._due:  # this one walks everything
+                gc.unfreeze()
+                self.sweeps += 1
+                self._due = now + self.sweep_seconds
+        elif phase == "stop":
+            # Every generation has just been collected: what is left is alive.
+            gc.freeze()

@@ -1,0 +1,110 @@
+"""The garbage-collection policy (``app/collector.py``): what survives a full
+collection is frozen, later ones leave it be, and the sweep frees the cycles
+that died frozen."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from app.collector import Collector
+
+
+class Node:
+    """An object in a reference cycle with itself: only a collection frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def policy() -> Iterator[tuple[Collector, Clock]]:
+    gc.collect()
+    clock = Clock()
+    collector = Collector(60.0, clock)
+    collector.install()
+    try:
+        yield collector, clock
+    finally:
+        collector.uninstall()
+        gc.collect()
+
+
+def test_survivors_of_a_full_collection_are_frozen(policy: tuple[Collector, Clock]) -> None:
+    kept = Node()
+    gc.collect()
+    assert gc.get_freeze_count() > 0
+    assert gc.is_tracked(kept)
+    assert all(kept is not o for o in gc.get_objects(generation=2)), "kept is in no generation"
+
+
+def test_a_cycle_that_dies_young_is_freed_at_once(policy: tuple[Collector, Clock]) -> None:
+    gc.collect()  # freezes what lives now
+    young = Node()
+    gone = weakref.ref(young)
+    del young
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_cycle_that_dies_frozen_waits_for_the_sweep(policy: tuple[Collector, Clock]) -> None:
+    collector, clock = policy
+    old = Node()
+    gone = weakref.ref(old)
+    gc.collect()  # old survives: frozen
+    del old
+    gc.collect()
+    assert gone() is not None, "a frozen cycle is not walked before the sweep"
+    assert collector.sweeps == 0
+    clock.now = 61.0
+    gc.collect()
+    assert gone() is None, "the sweep walks everything"
+    assert collector.sweeps == 1
+    assert gc.get_freeze_count() > 0, "and freezes what is left again"
+    clock.now = 100.0
+    gc.collect()
+    assert collector.sweeps == 1, "the next sweep is 60 s after the last"
+
+
+def test_uninstall_thaws_everything_and_stops_freezing() -> None:
+    collector = Collector(60.0, Clock())
+    collector.install()
+    collector.install()
+    gc.collect()
+    assert gc.get_freeze_count() > 0
+    collector.uninstall()
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+
+
+def test_sweep_seconds_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        Collector(0)
+
+
+def test_the_server_runs_the_policy_while_it_runs() -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    before = list(gc.callbacks)
+    with TestClient(create_app(Settings(database=":memory:", gc_sweep_seconds=30))):
+        added = [cb for cb in gc.callbacks if cb not in before]
+        owner = getattr(added[0], "__self__", None) if len(added) == 1 else None
+        assert isinstance(owner, Collector) and owner.sweep_seconds == 30
+    assert gc.callbacks == before
+    with TestClient(create_app(Settings(database=":memory:", gc_sweep_seconds=0))):
+        assert gc.callbacks == before, "0 keeps CPython's own policy"
