@@ -270,7 +270,9 @@ async def _read(websocket: WebSocket, receive: Receive, conn: WsConnection, room
         except FrameError as exc:
             conn.push(error_text(exc.code, exc.message))
             continue
+        del message  # neither waits in this frame for the next one: a socket
         await handle(room, conn, frame, bots)
+        del frame  # is idle most of its life, and there are thousands
 
 
 Handler = Callable[[Room, WsConnection, Any], None]
