@@ -61,6 +61,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from app.limits import trim
 from app.patch import state_patch
 from app.protocol import (
     CHAT_HISTORY,
@@ -249,7 +250,7 @@ class Room:
         self.chat_log: deque[ChatMessage] = deque(maxlen=CHAT_HISTORY)
         self.muted_by: str | None = None
         """The name of the player who muted the spectators' chat, or ``None``."""
-        self._chat_times: dict[object, deque[float]] = {}
+        self._chat_times: dict[object, list[float]] = {}
         self._presence_sent: dict[str, Any] | None = None
         self._presence_timer: asyncio.TimerHandle | None = None
 
@@ -1282,9 +1283,8 @@ class Room:
         spectators)."""
         now = self.clock() if now is None else now
         seat = conn.seat
-        times = self._chat_times.setdefault(conn if seat is None else seat, deque())
-        while times and now - times[0] >= CHAT_SECONDS:
-            times.popleft()
+        times = self._chat_times.setdefault(conn if seat is None else seat, [])
+        trim(times, now, CHAT_SECONDS)
         if len(times) >= CHAT_RATE:
             raise RoomError("rate_limited", f"at most {CHAT_RATE} chat messages in any"
                             f" {CHAT_SECONDS:g} seconds: wait a moment")
