@@ -37,22 +37,47 @@ SEND_NOW = "cardboard.send_now"
 _T = TypeVar("_T")
 
 
-class LeanQueue(Generic[_T]):
+class _Waiters:
+    """The futures of those waiting on a :class:`LeanQueue` or a
+    :class:`LeanEvent`: a list while someone waits, ``None`` otherwise."""
+
+    __slots__ = ("_waiters",)
+
+    def __init__(self) -> None:
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    async def _wait(self) -> None:
+        """Wait until a future of :attr:`_waiters` is resolved (or this is
+        cancelled); the list goes once nobody waits."""
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+            if not self._waiters:
+                self._waiters = None
+
+
+class LeanQueue(_Waiters, Generic[_T]):
     """The part of :class:`asyncio.Queue` that uvicorn's protocol uses
     (``put_nowait``, ``get``, ``empty``, ``qsize``), unbounded, holding a list
     of its items and the futures of its waiting getters (none while nobody
     waits)."""
 
-    __slots__ = ("_getters", "_items")
+    __slots__ = ("_items",)
 
     def __init__(self) -> None:
+        super().__init__()
         self._items: list[_T] = []
-        self._getters: list[asyncio.Future[None]] | None = None
 
     def put_nowait(self, item: _T) -> None:
         """Add ``item``, and wake the first getter waiting."""
         self._items.append(item)
-        getters = self._getters
+        getters = self._waiters
         while getters:
             getter = getters.pop(0)
             if not getter.done():
@@ -62,17 +87,7 @@ class LeanQueue(Generic[_T]):
     async def get(self) -> _T:
         """Remove and return the first item, waiting for one if need be."""
         while not self._items:
-            getter = asyncio.get_running_loop().create_future()
-            if self._getters is None:
-                self._getters = []
-            self._getters.append(getter)
-            try:
-                await getter
-            finally:
-                if self._getters is not None and getter in self._getters:
-                    self._getters.remove(getter)
-                if not self._getters:
-                    self._getters = None
+            await self._wait()
         return self._items.pop(0)
 
     def empty(self) -> bool:
@@ -84,15 +99,15 @@ class LeanQueue(Generic[_T]):
         return len(self._items)
 
 
-class LeanEvent:
+class LeanEvent(_Waiters):
     """:class:`asyncio.Event` (``set``, ``clear``, ``is_set``, ``wait``)
     without a deque of waiters while nobody waits."""
 
-    __slots__ = ("_value", "_waiters")
+    __slots__ = ("_value",)
 
     def __init__(self) -> None:
+        super().__init__()
         self._value = False
-        self._waiters: list[asyncio.Future[None]] | None = None
 
     def is_set(self) -> bool:
         """True once set, until cleared."""
@@ -114,17 +129,8 @@ class LeanEvent:
 
     async def wait(self) -> bool:
         """Return ``True`` once it is set (at once if it is)."""
-        if self._value:
-            return True
-        waiter = asyncio.get_running_loop().create_future()
-        if self._waiters is None:
-            self._waiters = []
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        finally:
-            if self._waiters is not None and waiter in self._waiters:
-                self._waiters.remove(waiter)
+        if not self._value:
+            await self._wait()
         return True
 
 

@@ -29,7 +29,7 @@ def test_queue_hands_items_over_in_order_and_wakes_a_waiting_getter() -> None:
         assert not getter.done()
         q.put_nowait(3)
         assert await asyncio.wait_for(getter, 1) == 3
-        assert q.empty() and q._getters is None
+        assert q.empty() and q._waiters is None
 
     asyncio.run(main())
 
@@ -54,7 +54,7 @@ def test_a_cancelled_getter_loses_nothing() -> None:
         getter.cancel()
         with pytest.raises(asyncio.CancelledError):
             await getter
-        assert q._getters is None
+        assert q._waiters is None
         q.put_nowait(7)
         assert await asyncio.wait_for(q.get(), 1) == 7
 
