@@ -161,10 +161,13 @@ class LeanProtocol(WebSocketsSansIOProtocol):
 
     def send_now(self, text: str) -> bool:
         """Write ``text`` as one text frame at once if the socket is open and
-        its transport takes more; ``False`` (nothing written) if not: the
+        its transport takes more (and is not closing: a ping left unanswered
+        closes it before uvicorn learns the connection is lost); ``False``
+        (nothing written) if not: the
         caller then sends through ASGI, which waits, or tells that the
         client has gone."""
-        if self.close_sent or self.disconnected or not self.writable.is_set():
+        if (self.close_sent or self.disconnected or not self.writable.is_set()
+                or self.transport.is_closing()):
             return False
         try:
             self.conn.send_text(text.encode())

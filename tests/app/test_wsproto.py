@@ -154,3 +154,28 @@ def test_send_now_says_no_once_the_client_has_gone() -> None:
         server.should_exit = True
         thread.join(10)
     assert result == [False]
+
+
+def test_send_now_says_no_once_the_transport_is_closing() -> None:
+    """A transport closed by the server (an unanswered ping does that) takes
+    no frame, even before uvicorn has learnt that the connection is lost."""
+    result: list[bool] = []
+    done = threading.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        now = scope["extensions"][SEND_NOW]
+        now.__self__.transport.close()
+        result.append(now("late"))
+        done.set()
+        await receive()
+
+    server, thread, port = _serve(app)
+    try:
+        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5):
+            assert done.wait(5)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert result == [False]
