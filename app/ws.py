@@ -102,8 +102,10 @@ class WsConnection:
     frames to send (see :class:`app.rooms.Connection`).
 
     Lean on purpose (a server holds thousands): no task of its own while
-    idle. :meth:`push` appends to a list and, if no send is under way,
-    starts one task that sends until the list is empty, then ends."""
+    idle. :meth:`push` writes the frame at once if nothing waits and the
+    socket takes it (``app.wsproto.SEND_NOW``); otherwise it appends to a
+    list and, if no send is under way, starts one task that sends until the
+    list is empty, then ends."""
 
     __slots__ = ("_now", "_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
 
