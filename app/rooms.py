@@ -238,6 +238,8 @@ class Room:
         self._waiters: list[asyncio.Future[None]] = []
         self._watching = False
         self._texts_sent = (-1, 0)
+        self._legal: tuple[object, dict[str, tuple[str, ...]]] | None = None
+        """The state the legal moves below were computed on, and they by seat."""
         self._patch_bases: dict[Connection, str] = {}
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
@@ -384,6 +386,19 @@ class Room:
         """True when every seat is held by a computer player (and no absent
         human has a claim on any of them)."""
         return self.table.computer_only
+
+    def legal_moves(self, seat: str) -> tuple[str, ...]:
+        """``seat``'s legal moves on the current state (the engine's
+        ``legal_moves``), computed once per state and seat: the state frames
+        and the forced-pass check both ask after every move."""
+        state = self.match.state
+        cached = self._legal
+        if cached is None or cached[0] is not state:
+            cached = self._legal = (state, {})
+        moves = cached[1].get(seat)
+        if moves is None:
+            moves = cached[1][seat] = tuple(self.game.legal_moves(state, seat))
+        return moves
 
     def computer_plays(self, seat: str) -> bool:
         """True if a computer player makes ``seat``'s moves now."""
@@ -657,7 +672,7 @@ class Room:
         for seat in seats:
             legal = moves = "[]"
             if seat is not None and seat in to_move and not self.computer_plays(seat):
-                names = list(game.legal_moves(match.state, seat))
+                names = list(self.legal_moves(seat))
                 legal = _encode(names)
                 moves = _encode(game.move_structures(match.state, seat, names))
             view = shared
@@ -1064,7 +1079,7 @@ class Room:
         return (self.phase == "playing" and self.table.setting(AUTO_PASS)
                 and holder is not None and holder.kind == "human" and not holder.computer_plays
                 and seat in self.game.to_move(self.match.state)
-                and tuple(self.game.legal_moves(self.match.state, seat)) == (PASS,))
+                and self.legal_moves(seat) == (PASS,))
 
     def forced_pass(self, seat: str, version: int) -> None:
         """The server passes for the person at ``seat``, whose only legal move
