@@ -99,8 +99,21 @@ export function slide(el, fromEl, after) {
   }
   const a = fromEl.getBoundingClientRect(), b = el.getBoundingClientRect();
   const dx = a.left - b.left, dy = a.top - b.top;
-  const anim = el.animate(
+  const anim = inFlight(el, el.animate(
     [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 5 }, { transform: "translate(0, 0)", zIndex: 5 }],
-    { duration: 320, easing: "cubic-bezier(.2,.7,.2,1)" });
+    { duration: 320, easing: "cubic-bezier(.2,.7,.2,1)" }));
   anim.onfinish = () => { if (after) after(); };
+}
+
+/**
+ * While `anim` moves `el` over the board, clicks pass through it to the
+ * square beneath (class `in-flight`): a card sliding past must not swallow
+ * a click meant for the card it crosses. Returns `anim`.
+ */
+export function inFlight(el, anim) {
+  el.classList.add("in-flight");
+  const land = () => el.classList.remove("in-flight");
+  anim.addEventListener("finish", land);
+  anim.addEventListener("cancel", land);
+  return anim;
 }

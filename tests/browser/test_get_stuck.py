@@ -208,3 +208,55 @@ def test_unknown_room_offers_to_create_one(server: str, page: Page) -> None:
     page.locator('[data-create="get-stuck"]').click()
     page.wait_for_url(lambda u: "/r/" in u and "no-such-room" not in u)
     wait_version(page, 0)
+
+
+HOLD_ANIMATIONS = """
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  const anim = animate.apply(this, args);
+  anim.pause();
+  return anim;
+};
+"""
+"""Every animation the page starts stays at its first frame until played."""
+
+UNDER_FLYING_CARD = """() => {
+  const card = document.querySelector('#board .in-flight');
+  if (!card) return null;
+  const r = card.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const cell = hit && hit.closest('.cell');
+  return { inside: card.contains(hit), cell: cell ? cell.dataset.square : null };
+}"""
+
+
+def test_a_card_sliding_past_lets_clicks_through(server: str, browser: Browser) -> None:
+    """The card just moved slides over other squares for a moment: a click
+    there must reach the square beneath, not the card in flight (it once
+    swallowed a click made just as an opponent's card slid past)."""
+    url = create_room(server, "get-stuck", {"seed": 11})
+    ctxs = [browser.new_context() for _ in range(2)]
+    red, black = (c.new_page() for c in ctxs)
+    for page in (red, black):
+        page.add_init_script(HOLD_ANIMATIONS)
+    sit(red, url, "Ada", "red")
+    sit(black, url, "Bo", "black")
+    mover, other = (red, black) if red.locator(".cell.playable").count() else (black, red)
+    v = version(mover)
+    mover.locator(".cell.playable").first.click()
+    wait_version(other, v + 1)
+    gap = other.evaluate("() => document.querySelector('#board .cell.last-from').dataset.square")
+    # Held at its first frame, the moved card lies over its old square, now the gap.
+    assert other.evaluate(UNDER_FLYING_CARD) == {"inside": False, "cell": gap}
+    other.evaluate("""() => { window.__clicked = [];
+      document.addEventListener('click', (e) => window.__clicked.push(
+        e.target.closest('.cell') ? e.target.closest('.cell').dataset.square : e.target.tagName)); }""")
+    box = other.locator("#board .in-flight").bounding_box()
+    assert box is not None
+    other.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert other.evaluate("() => window.__clicked") == [gap]
+    # Once it has landed, the card takes clicks again.
+    other.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
+    expect(other.locator("#board .in-flight")).to_have_count(0)
+    for c in ctxs:
+        c.close()

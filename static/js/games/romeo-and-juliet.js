@@ -11,7 +11,7 @@
 // (view.last.path) is drawn over the layout, leaving one edge and coming back
 // at the opposite one where it wraps.
 
-import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
+import { faceUp, faceDown, inFlight, pretty, spoken, slide } from "../cards.js";
 import { cancelHint, clickWord, el, reduceMotion, svg } from "../dom.js";
 import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 
@@ -373,7 +373,7 @@ function travel(token, b, cells, grid) {
     push(q);
   }
   const duration = Math.min(1400, 160 * (path.length - 1) + 200);
-  token.animate(frames, { duration, easing: "ease-in-out" });
+  inFlight(token, token.animate(frames, { duration, easing: "ease-in-out" }));
 }
 
 /** The turn just played: the Romeo walks its path, or the two swapped cards
