@@ -31,16 +31,57 @@ def version(page: Page) -> int:
     return int(v) if v else -1
 
 
+def record_frames(page: Page, keep: int = 40) -> None:
+    """Keep the last ``keep`` websocket events of ``page`` (opened, closed,
+    frames in and out, shortened) for :func:`wait_version` to show when it
+    times out."""
+    seen: list[str] = []
+    page._cardboard_frames = seen  # type: ignore[attr-defined]
+
+    def note(text: str) -> None:
+        seen.append(text[:160])
+        del seen[:-keep]
+
+    def on_socket(ws: Any) -> None:
+        note(f"open {ws.url}")
+        ws.on("framereceived", lambda f: note(f"in  {f}"))
+        ws.on("framesent", lambda f: note(f"out {f}"))
+        ws.on("close", lambda _: note("closed"))
+
+    page.on("websocket", on_socket)
+
+
+DIAGNOSE = """() => ({
+  version: document.querySelector('#room').dataset.version,
+  phase: document.querySelector('#room').dataset.phase,
+  conn: document.querySelector('#conn')?.textContent,
+  banner: document.querySelector('#banner')?.textContent,
+  toasts: [...document.querySelectorAll('#toasts .toast')].map((t) => t.textContent),
+  playable: document.querySelectorAll('.cell.playable').length,
+})"""
+
+
 def wait_version(page: Page, at_least: int, timeout: float = 10_000) -> None:
-    """Wait until the page has drawn a state of version ``at_least`` or later."""
-    page.wait_for_function(
-        "v => Number(document.querySelector('#room').dataset.version || -1) >= v",
-        arg=at_least, timeout=timeout,
-    )
+    """Wait until the page has drawn a state of version ``at_least`` or
+    later; on a timeout the error says what the page shows and, if
+    :func:`record_frames` watches it, the last frames it got."""
+    try:
+        page.wait_for_function(
+            "v => Number(document.querySelector('#room').dataset.version || -1) >= v",
+            arg=at_least, timeout=timeout,
+        )
+    except PlaywrightTimeoutError as exc:
+        shown = page.evaluate(DIAGNOSE)
+        frames = "\n".join(getattr(page, "_cardboard_frames", None) or ["(frames not recorded)"])
+        raise AssertionError(f"version {at_least} not drawn in {timeout / 1000:.0f} s;"
+                             f" the page shows {shown}; its last socket events:\n{frames}") from exc
 
 
 def sit(page: Page, url: str, name: str, seat: str) -> None:
-    """Open the room, type a name and take ``seat`` by clicking."""
+    """Open the room, type a name and take ``seat`` by clicking (the page's
+    socket frames are recorded for :func:`wait_version`)."""
+    if not hasattr(page, "_cardboard_frames"):
+        record_frames(page)
     page.goto(url)
     wait_version(page, 0)
     page.fill("#name", name)
