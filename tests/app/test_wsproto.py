@@ -179,3 +179,34 @@ def test_send_now_says_no_once_the_transport_is_closing() -> None:
         server.should_exit = True
         thread.join(10)
     assert result == [False]
+
+
+def test_a_socket_keeps_few_attributes_in_its_dict() -> None:
+    """CPython shares one set of keys among instance dicts of at most 30
+    keys; uvicorn sets 37 attributes, so :data:`LeanProtocol.SLOTS` keeps
+    enough of them in slots for each socket's dict to stay under that (and
+    the socket still works through them: handshake, frames both ways,
+    close)."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][SEND_NOW].__self__
+        seen["dict"] = sorted(vars(protocol))
+        seen["slotted"] = [name for name in LeanProtocol.SLOTS if name in vars(protocol)]
+        message = await receive()
+        await send({"type": "websocket.send", "text": message["text"].upper()})
+        seen["closing"] = await receive()
+
+    server, thread, port = _serve(app)
+    try:
+        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+            ws.send("ping ♠")
+            assert ws.recv(timeout=5) == "PING ♠"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert seen["slotted"] == []
+    assert 0 < len(seen["dict"]) <= 30, seen["dict"]
+    assert seen["closing"]["type"] == "websocket.disconnect"
