@@ -54,7 +54,6 @@ import contextlib
 import logging
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -249,7 +248,9 @@ class Room:
         self.left_names: dict[str, str] = {}
         """Free seat → the name of the person who gave it up."""
         self.watch_names: dict[Connection, str] = {}
-        self.chat_log: deque[ChatMessage] = deque(maxlen=CHAT_HISTORY)
+        self.chat_log: list[ChatMessage] = []
+        """The last :data:`CHAT_HISTORY` chat messages, oldest first
+        (:meth:`keep_chat`; a list, as an empty deque is 600 bytes in every room)."""
         self.muted_by: str | None = None
         """The name of the player who muted the spectators' chat, or ``None``."""
         self._chat_times: dict[object, list[float]] = {}
@@ -291,9 +292,8 @@ class Room:
                 room.away_at[seat] = wall
         for note in stored.notes:
             if note.kind == "chat":
-                room.chat_log.append(ChatMessage(sender=note.data.get("from"),
-                                                 seat=note.data.get("seat"),
-                                                 text=str(note.data.get("text", "")), at=note.at))
+                room.keep_chat(ChatMessage(sender=note.data.get("from"), seat=note.data.get("seat"),
+                                           text=str(note.data.get("text", "")), at=note.at))
             elif note.kind == "mute":
                 by = note.data.get("by")
                 room.muted_by = None if by is None else str(by)
@@ -1286,6 +1286,13 @@ class Room:
                      "began": time.time()})
 
     # ---- chat -------------------------------------------------------------------------
+    def keep_chat(self, message: ChatMessage) -> None:
+        """Add ``message`` to :attr:`chat_log`, which keeps the last
+        :data:`CHAT_HISTORY` (the oldest goes)."""
+        self.chat_log.append(message)
+        if len(self.chat_log) > CHAT_HISTORY:
+            del self.chat_log[0]
+
     def chat(self, conn: Connection, text: str, now: float | None = None) -> None:
         """``conn`` writes ``text`` (already cleaned, ``app.protocol.clean_chat``)
         in the room's chat: stored as a note, then sent to every connection as
@@ -1318,7 +1325,7 @@ class Room:
         message = ChatMessage(sender=sender, seat=seat, text=text, at=at)
 
         def then() -> None:
-            self.chat_log.append(message)
+            self.keep_chat(message)
             frame = dump(message)
             for c in self.connections:
                 c.push(frame)
