@@ -4,8 +4,10 @@ and event behave as asyncio's do where uvicorn uses them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -80,18 +82,24 @@ def test_event_wait_returns_at_once_when_set_and_waits_when_cleared() -> None:
 
 # ---- sending at once, on a real uvicorn ------------------------------------------------------
 
-def _serve(app: Any) -> tuple[uvicorn.Server, threading.Thread, int]:
-    """uvicorn with :class:`LeanProtocol` running ``app`` on a free port in a thread."""
+@contextlib.contextmanager
+def _serve(app: Any) -> Iterator[int]:
+    """uvicorn with :class:`LeanProtocol` running ``app`` on a free port in a
+    thread, for the ``with`` block: yields the port, then stops it."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws=LeanProtocol,
                                            log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    return server, thread, port
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() -> None:
@@ -117,13 +125,8 @@ def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() ->
         assert now("four") is True
         await receive()  # the client's close
 
-    server, thread, port = _serve(app)
-    try:
-        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
-            got = [ws.recv(timeout=5) for _ in range(4)]
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _serve(app) as port, connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+        got = [ws.recv(timeout=5) for _ in range(4)]
     assert got == ["one", "two ♥", "three ♥", "four"]
     assert seen["before"] == (False, True)
     assert seen["headers_after"] == []
@@ -145,14 +148,10 @@ def test_send_now_says_no_once_the_client_has_gone() -> None:
         assert SEND_NOW not in scope["extensions"]  # let go with the protocol
         gone.set()
 
-    server, thread, port = _serve(app)
-    try:
+    with _serve(app) as port:
         with connect(f"ws://127.0.0.1:{port}/", open_timeout=5):
             pass
         assert gone.wait(5)
-    finally:
-        server.should_exit = True
-        thread.join(10)
     assert result == [False]
 
 
@@ -171,13 +170,8 @@ def test_send_now_says_no_once_the_transport_is_closing() -> None:
         done.set()
         await receive()
 
-    server, thread, port = _serve(app)
-    try:
-        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5):
-            assert done.wait(5)
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _serve(app) as port, connect(f"ws://127.0.0.1:{port}/", open_timeout=5):
+        assert done.wait(5)
     assert result == [False]
 
 
@@ -199,14 +193,9 @@ def test_a_socket_keeps_few_attributes_in_its_dict() -> None:
         await send({"type": "websocket.send", "text": message["text"].upper()})
         seen["closing"] = await receive()
 
-    server, thread, port = _serve(app)
-    try:
-        with connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
-            ws.send("ping ♠")
-            assert ws.recv(timeout=5) == "PING ♠"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _serve(app) as port, connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+        ws.send("ping ♠")
+        assert ws.recv(timeout=5) == "PING ♠"
     assert seen["slotted"] == []
     assert 0 < len(seen["dict"]) <= 30, seen["dict"]
     assert seen["closing"]["type"] == "websocket.disconnect"
