@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect
 
-from app.wsproto import SEND_NOW, LeanEvent, LeanProtocol, LeanQueue
+from app.wsproto import SEND_NOW, Keepalive, LeanEvent, LeanProtocol, LeanQueue
 from bench.server import free_port
 
 
@@ -26,12 +26,12 @@ def test_queue_hands_items_over_in_order_and_wakes_a_waiting_getter() -> None:
         q.put_nowait(2)
         assert not q.empty() and q.qsize() == 2
         assert await q.get() == 1 and await q.get() == 2
-        getter = asyncio.create_task(q.get())
+        getter = q.get()
         await asyncio.sleep(0)
-        assert not getter.done()
-        q.put_nowait(3)
+        assert not getter.done() and q.waiting()
+        assert q.put_nowait(3) is True  # straight to the getter
         assert await asyncio.wait_for(getter, 1) == 3
-        assert q.empty() and q._waiters is None
+        assert q.empty() and not q.waiting() and q._getter is None
 
     asyncio.run(main())
 
@@ -39,7 +39,7 @@ def test_queue_hands_items_over_in_order_and_wakes_a_waiting_getter() -> None:
 def test_queue_two_getters_each_get_one_item() -> None:
     async def main() -> None:
         q: LeanQueue[str] = LeanQueue()
-        a, b = asyncio.create_task(q.get()), asyncio.create_task(q.get())
+        a, b = q.get(), q.get()
         await asyncio.sleep(0)
         q.put_nowait("x")
         q.put_nowait("y")
@@ -51,13 +51,15 @@ def test_queue_two_getters_each_get_one_item() -> None:
 def test_a_cancelled_getter_loses_nothing() -> None:
     async def main() -> None:
         q: LeanQueue[int] = LeanQueue()
-        getter = asyncio.create_task(q.get())
+        reader = asyncio.create_task(asyncio.wait_for(q.get(), 5))
         await asyncio.sleep(0)
-        getter.cancel()
+        assert q.waiting()
+        reader.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await getter
-        assert q._waiters is None
-        q.put_nowait(7)
+            await reader
+        assert not q.waiting()
+        assert q.put_nowait(7) is False  # nobody takes it: it waits
+        assert q.qsize() == 1
         assert await asyncio.wait_for(q.get(), 1) == 7
 
     asyncio.run(main())
@@ -83,12 +85,13 @@ def test_event_wait_returns_at_once_when_set_and_waits_when_cleared() -> None:
 # ---- sending at once, on a real uvicorn ------------------------------------------------------
 
 @contextlib.contextmanager
-def _serve(app: Any) -> Iterator[int]:
+def _serve(app: Any, **config: Any) -> Iterator[int]:
     """uvicorn with :class:`LeanProtocol` running ``app`` on a free port in a
-    thread, for the ``with`` block: yields the port, then stops it."""
+    thread (``config``: more of ``uvicorn.Config``), for the ``with`` block:
+    yields the port, then stops it."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws=LeanProtocol,
-                                           log_level="warning", lifespan="off"))
+                                           log_level="warning", lifespan="off", **config))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -198,4 +201,108 @@ def test_a_socket_keeps_few_attributes_in_its_dict() -> None:
         assert ws.recv(timeout=5) == "PING ♠"
     assert seen["slotted"] == []
     assert 0 < len(seen["dict"]) <= 30, seen["dict"]
+    assert seen["closing"]["type"] == "websocket.disconnect"
+
+
+# ---- frames received, and the keepalive ---------------------------------------------------
+
+class _Socket:
+    """What :class:`Keepalive` uses of a protocol, recording its calls."""
+
+    def __init__(self, name: str, calls: list[tuple[str, str]], fail: bool = False) -> None:
+        self.name, self.calls, self.fail = name, calls, fail
+        self.ping_due = self.pong_due = 0.0
+
+    def send_keepalive_ping(self) -> None:
+        self.calls.append(("ping", self.name))
+        if self.fail:
+            raise RuntimeError("this socket's ping fails")
+
+    def keepalive_timeout(self) -> None:
+        self.calls.append(("timeout", self.name))
+
+
+def test_keepalive_serves_every_socket_on_one_timer() -> None:
+    """Pings go out when due, in order, one failing does not stop the
+    others, a closed socket (due time cleared) is passed over, a pong
+    deadline fires only if still set, and the timer stops when nothing is
+    due."""
+    calls: list[tuple[str, str]] = []
+
+    async def main() -> None:
+        wheel = Keepalive(asyncio.get_running_loop())
+        a, b, c = _Socket("a", calls), _Socket("b", calls, fail=True), _Socket("c", calls)
+        for s in (a, b, c):
+            wheel.ping(s, 0.05)  # type: ignore[arg-type]
+        timer = wheel.timer
+        c.ping_due = 0.0  # c has closed
+        wheel.pong(a, 0.3)  # type: ignore[arg-type]
+        wheel.pong(b, 0.3)  # type: ignore[arg-type]
+        assert wheel.timer is timer  # one timer, for the earliest due time
+        await asyncio.sleep(0.2)
+        assert calls == [("ping", "a"), ("ping", "b")]
+        a.pong_due = 0.0  # a's pong came
+        await asyncio.sleep(0.35)
+        assert calls == [("ping", "a"), ("ping", "b"), ("timeout", "b")]
+        assert wheel.timer is None and not wheel.pings and not wheel.pongs
+
+    asyncio.run(main())
+
+
+def test_a_ping_set_sooner_waits_its_turn() -> None:
+    """The queues stay in order of due time: a ping asked for sooner than
+    the last one queued goes with it."""
+    async def main() -> None:
+        wheel = Keepalive(asyncio.get_running_loop())
+        late, soon = _Socket("late", []), _Socket("soon", [])
+        wheel.ping(late, 0.4)  # type: ignore[arg-type]
+        wheel.ping(soon, 0.1)  # type: ignore[arg-type]
+        assert soon.ping_due == late.ping_due and list(wheel.ping_at) == sorted(wheel.ping_at)
+        wheel.pings.clear()
+        wheel.ping_at.clear()
+        assert wheel.timer is not None
+        wheel.timer.cancel()
+
+    asyncio.run(main())
+
+
+def test_sockets_ping_on_the_shared_timer_and_read_frames_in_order() -> None:
+    """On a real uvicorn pinging every 0.1 s and giving up 0.15 s after an
+    unanswered ping: the client's pongs come back and the socket stays open, with none of uvicorn's own ping timers; the
+    app's ``receive`` is a future, not a chain of coroutines; a burst of
+    frames arrives whole and in order; and the lists websockets writes and
+    reads through are kept, not made anew for every frame."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][SEND_NOW].__self__
+        writes, events = protocol.conn.writes, protocol.conn.events
+        waiting = receive()
+        seen["receive_is_a_future"] = isinstance(waiting, asyncio.Future)
+        texts = [(await waiting)["text"]]
+        while texts[-1] != "last":
+            texts.append((await receive())["text"])
+        began = protocol.loop.time()
+        await asyncio.sleep(0.6)  # pings every 0.1 s meanwhile, each closing it if unanswered
+        seen["pinging"] = protocol.ping_sent_at > began + 0.3 and not protocol.close_sent
+        seen["timers"] = (protocol.ping_timer, protocol.pong_timer)
+        seen["due"] = protocol.ping_due > 0 or protocol.pong_due > 0
+        for text in texts:
+            assert scope["extensions"][SEND_NOW](text.upper())
+        seen["same_lists"] = protocol.conn.writes is writes and protocol.conn.events is events
+        seen["closing"] = await receive()
+
+    with (_serve(app, ws_ping_interval=0.1, ws_ping_timeout=0.15) as port,
+          connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws):
+        sent = [f"frame {i} ♣" for i in range(20)] + ["last"]
+        for text in sent:
+            ws.send(text)
+        got = [ws.recv(timeout=5) for _ in sent]
+    assert got == [t.upper() for t in sent]
+    assert seen["receive_is_a_future"] is True
+    assert seen["pinging"] is True and seen["due"] is True
+    assert seen["timers"] == (None, None)
+    assert seen["same_lists"] is True
     assert seen["closing"]["type"] == "websocket.disconnect"
