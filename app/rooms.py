@@ -254,7 +254,7 @@ class Room:
         self.muted_by: str | None = None
         """The name of the player who muted the spectators' chat, or ``None``."""
         self._chat_times: dict[object, list[float]] = {}
-        self._presence_sent: dict[str, Any] | None = None
+        self._presence_sent: tuple[int, tuple[str, ...]] | None = None  # (count, names)
         self._presence_timer: asyncio.TimerHandle | None = None
 
     @staticmethod
@@ -564,7 +564,11 @@ class Room:
         tell every waiter of :meth:`commit`."""
         if not write.cancelled():
             write.exception()  # seen: _settle reads the outcome
-        waiters, self._waiters, self._watching = self._waiters, [], False
+        # The list is kept, emptied: a new one every commit would live on
+        # to the next, one more object for the garbage collector to walk.
+        waiters = tuple(self._waiters)
+        self._waiters.clear()
+        self._watching = False
         error: RoomError | None = None
         try:
             self._settle()
@@ -779,7 +783,7 @@ class Room:
                 self._push_patch(conn, full[conn.seat])
             else:
                 conn.push(frames[conn.seat])
-        self._presence_sent = self.spectators_view()
+        self._presence_sent = _presence_key(self.spectators_view())
 
     def _presence_changed(self) -> None:
         """The spectators have changed: send a ``spectators`` frame to every
@@ -797,9 +801,9 @@ class Room:
     def _send_presence(self) -> None:
         self._presence_timer = None
         view = self.spectators_view()
-        if view == self._presence_sent or self.closed:
+        if _presence_key(view) == self._presence_sent or self.closed:
             return
-        self._presence_sent = view
+        self._presence_sent = _presence_key(view)
         text = dump(SpectatorsFrame(**view))
         for conn in self.connections:
             conn.push(text)
@@ -1360,3 +1364,11 @@ def _encode(obj: Any) -> str:
     """Compact JSON text, UTF-8 characters kept (orjson: about ten times as
     fast as the standard library's encoder on a state frame)."""
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _presence_key(view: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
+    """What a spectators view says, as a tuple of strings and a number: what
+    a room keeps of the last one it sent, to compare with the next (a
+    tuple of those is no object for the garbage collector to walk, a dict
+    and a list would be)."""
+    return view["count"], tuple(view["names"])
