@@ -237,8 +237,10 @@ class Room:
         self._waiters: list[asyncio.Future[None]] = []
         self._watching = False
         self._texts_sent = (-1, 0)
-        self._legal: tuple[object, dict[str, tuple[str, ...]]] | None = None
-        """The state the legal moves below were computed on, and they by seat."""
+        self._legal_of: object = None
+        self._legal: dict[str, tuple[str, ...]] = {}
+        """The legal moves by seat on the state ``_legal_of``: one dict,
+        emptied for each new state (not a new one at every move)."""
         self._patch_bases: dict[Connection, str] = {}
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
@@ -392,12 +394,12 @@ class Room:
         ``legal_moves``), computed once per state and seat: the state frames
         and the forced-pass check both ask after every move."""
         state = self.match.state
-        cached = self._legal
-        if cached is None or cached[0] is not state:
-            cached = self._legal = (state, {})
-        moves = cached[1].get(seat)
+        if self._legal_of is not state:
+            self._legal_of = state
+            self._legal.clear()
+        moves = self._legal.get(seat)
         if moves is None:
-            moves = cached[1][seat] = tuple(self.game.legal_moves(state, seat))
+            moves = self._legal[seat] = tuple(self.game.legal_moves(state, seat))
         return moves
 
     def computer_plays(self, seat: str) -> bool:
