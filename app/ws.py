@@ -53,7 +53,7 @@ from app.protocol import (
     read_frame,
 )
 from app.rooms import Room
-from app.wsproto import SEND_NOW
+from app.wsproto import READ_INTO, SEND_NOW
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +209,8 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
         await websocket.close(CLOSE_NO_SUCH_ROOM)
         return
     try:
-        await _read(websocket, receive, conn, room, lobby.bots, flooded)
+        await _Reader(websocket, conn, room, lobby.bots, flooded).run(
+            receive, scope.get("extensions", {}).get(READ_INTO))
     except asyncio.CancelledError:
         if not conn.too_slow:
             raise
@@ -245,36 +246,108 @@ def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
     asyncio.get_running_loop().create_task(cut())
 
 
-async def _read(websocket: WebSocket, receive: Receive, conn: WsConnection, room: Room, bots: Bots,
-                flooded: Callable[[], None] | None = None) -> None:
-    limiter = RateLimiter()
-    flood = FloodGuard()
-    while True:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
+class _Reader:
+    """What reads one connection's frames: each is rate-limited, checked and
+    applied to the room (:func:`handle`), one after the other.
+
+    Under :class:`app.wsproto.LeanProtocol` the frames are handed over as
+    they come (``app.wsproto.READ_INTO``): a short-lived task handles those
+    that have come and ends, so that between frames, which is most of a
+    socket's life, nothing of it waits (not even a future: objects that the
+    garbage collector would walk). While a frame is being handled the socket
+    is not read (as uvicorn does). Under another server the frames are
+    awaited from ASGI's ``receive``."""
+
+    def __init__(self, websocket: WebSocket, conn: WsConnection, room: Room, bots: Bots,
+                 flooded: Callable[[], None] | None) -> None:
+        self.websocket, self.conn, self.room, self.bots = websocket, conn, room, bots
+        self.flooded = flooded
+        self.limiter = RateLimiter()
+        self.flood = FloodGuard()
+        self.backlog: list[Any] = []
+        self.task: asyncio.Task[None] | None = None
+        self.done: asyncio.Future[None] | None = None
+        self.hold: Callable[[bool], None] | None = None
+
+    async def run(self, receive: Receive, read_into: Callable[..., Callable[[bool], None]] | None
+                  ) -> None:
+        """Read until the client goes or the connection is to end."""
+        if read_into is None:
+            while await self.take(await receive()):
+                pass
             return
-        if not limiter.allow():
-            verdict = flood.refused()
+        self.done = asyncio.get_running_loop().create_future()
+        self.hold = read_into(self.put)
+        try:
+            await self.done
+        finally:
+            if self.task is not None:
+                self.task.cancel()
+
+    def put(self, message: Any) -> None:
+        """A message has come (called by the protocol); none is read once
+        the connection is to end."""
+        if self.done is None or self.done.done():
+            return
+        self.backlog.append(message)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._drain())
+        elif self.hold is not None:
+            self.hold(True)  # busy with the one before: read no more for now
+
+    async def _drain(self) -> None:
+        backlog = self.backlog
+        try:
+            while backlog:
+                if not await self.take(backlog.pop(0)):
+                    self._end(None)
+                    return
+        except asyncio.CancelledError:
+            self._end(None)
+            raise
+        except Exception as exc:  # the connection's task raises it (and uvicorn logs it)
+            self._end(exc)
+            return
+        finally:
+            self.task = None
+        if self.hold is not None:
+            self.hold(False)
+
+    def _end(self, exc: Exception | None) -> None:
+        done = self.done
+        if done is not None and not done.done():
+            if exc is None:
+                done.set_result(None)
+            else:
+                done.set_exception(exc)
+
+    async def take(self, message: Any) -> bool:
+        """Handle one ASGI message; False once the connection is to end."""
+        if message["type"] == "websocket.disconnect":
+            return False
+        conn = self.conn
+        if not self.limiter.allow():
+            verdict = self.flood.refused()
             if verdict is Verdict.CLOSE:  # read no more: send what is queued, then close
-                if flooded is not None:
-                    flooded()
+                if self.flooded is not None:
+                    self.flooded()
                 await conn.flush()
-                await websocket.close(CLOSE_FLOOD, "too many frames after rate_limited")
-                return
+                await self.websocket.close(CLOSE_FLOOD, "too many frames after rate_limited")
+                return False
             if verdict is Verdict.TELL:
                 conn.push(error_text("rate_limited", f"too many frames: at most {RATE_FRAMES} in any"
                                      f" {RATE_SECONDS:g} seconds; frames are ignored until you slow down,"
                                      f" and {FLOOD_FRAMES} ignored in that time close the connection"))
-            continue
-        flood.accepted()
+            return True
+        self.flood.accepted()
         try:
             frame = read_frame(message.get("text"), message.get("bytes"))
         except FrameError as exc:
             conn.push(error_text(exc.code, exc.message))
-            continue
-        del message  # neither waits in this frame for the next one: a socket
-        await handle(room, conn, frame, bots)
-        del frame  # is idle most of its life, and there are thousands
+            return True
+        del message  # not kept while the frame is handled
+        await handle(self.room, conn, frame, self.bots)
+        return True
 
 
 Handler = Callable[[Room, WsConnection, Any], None]

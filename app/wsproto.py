@@ -40,6 +40,7 @@ import random
 import struct
 import weakref
 from collections import deque
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -50,6 +51,9 @@ log = logging.getLogger(__name__)
 
 SEND_NOW = "cardboard.send_now"
 """The scope extension of :meth:`LeanProtocol.send_now`: ``(text: str) -> bool``."""
+READ_INTO = "cardboard.read_into"
+"""The scope extension of :meth:`LeanProtocol.read_into`:
+``(sink: Callable[[message], None]) -> Callable[[bool], None]``."""
 
 _T = TypeVar("_T")
 
@@ -65,16 +69,29 @@ class LeanQueue(Generic[_T]):
     queue's ``get``, its wait) is five more objects alive per socket for
     the garbage collector to walk, every time it runs, than one future."""
 
-    __slots__ = ("_getter", "_items", "_later")
+    __slots__ = ("_getter", "_items", "_later", "sink")
 
     def __init__(self) -> None:
         self._items: list[_T] = []
         self._getter: asyncio.Future[_T] | None = None
         self._later: list[asyncio.Future[_T]] | None = None  # getters after the first (rare)
+        self.sink: Callable[[_T], None] | None = None
+        """If set, every item put is handed to it at once instead (see
+        :meth:`drain_into`)."""
+
+    def drain_into(self, sink: Callable[[_T], None]) -> None:
+        """From now on hand every item to ``sink`` as it is put, the items
+        waiting first; :meth:`get` is not to be used any more."""
+        self.sink = sink
+        while self._items:
+            sink(self._items.pop(0))
 
     def put_nowait(self, item: _T) -> bool:
-        """Add ``item``, or hand it straight to the first getter waiting.
-        True if a getter took it (no item waits then)."""
+        """Add ``item``, or hand it straight to the sink or the first getter
+        waiting. True if one of them took it (no item waits then)."""
+        if self.sink is not None:
+            self.sink(item)
+            return True
         while self._getter is not None:
             getter = self._getter
             self._getter = self._later.pop(0) if self._later else None
@@ -105,8 +122,8 @@ class LeanQueue(Generic[_T]):
         return not self._items
 
     def waiting(self) -> bool:
-        """True if a getter waits (an item put now goes straight to it)."""
-        return self._getter is not None and not self._getter.done()
+        """True if a sink or a getter waits (an item put now goes straight to it)."""
+        return self.sink is not None or (self._getter is not None and not self._getter.done())
 
     def qsize(self) -> int:
         """How many items wait."""
@@ -267,6 +284,7 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         "handshake_initiated", "handshake_complete", "close_timer", "initial_response",
         "ping_timer", "pong_timer", "pending_ping_payload", "ping_sent_at", "last_ping_rtt",
         "frames", "curr_msg_data_type", "request", "response", "scope", "ping_due", "pong_due",
+        "held",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -276,6 +294,7 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         self.writable.set()
         self.ping_due = 0.0  # loop time of the next ping (Keepalive), 0 if none
         self.pong_due = 0.0  # loop time by which the pong must come, 0 if none
+        self.held = False  # reading stopped by the app (hold), under read_into
 
     def start_keepalive(self) -> None:
         """uvicorn starts its pings once it has answered the handshake: from
@@ -284,6 +303,7 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         super().start_keepalive()
         self.scope["headers"] = []
         self.scope["extensions"][SEND_NOW] = self.send_now  # type: ignore[assignment]  # ASGI types extensions as dicts
+        self.scope["extensions"][READ_INTO] = self.read_into  # type: ignore[assignment]
         # websockets' parser keeps the request alive for the socket's life (a
         # local of its generator): empty its headers, a dozen lists.
         if getattr(self, "request", None) is not None:
@@ -318,6 +338,29 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         return data
 
     # ---- frames received -----------------------------------------------------------
+    def read_into(self, sink: Callable[[Any], None]) -> Callable[[bool], None]:
+        """Hand every ASGI message from now on (those queued first) to
+        ``sink`` as it comes, instead of through ``receive``: between
+        frames nothing of the app waits then, not even a future. Returns
+        :meth:`hold`, with which the app stops and restarts reading while
+        it is busy with a message (uvicorn's own backpressure)."""
+        cast(LeanQueue[Any], self.queue).drain_into(sink)
+        if self.read_paused:  # uvicorn's pause for a message queued: the sink has it now
+            self.read_paused = False
+            if not self.transport.is_closing():
+                self.transport.resume_reading()
+        return self.hold
+
+    def hold(self, paused: bool) -> None:
+        """Stop reading the socket (``True``) or read on (``False``)."""
+        if paused == self.held or self.transport.is_closing():
+            return
+        self.held = paused
+        if paused:
+            self.transport.pause_reading()
+        else:
+            self.transport.resume_reading()
+
     def receive(self) -> asyncio.Future[Any]:  # type: ignore[override]  # awaitable, as ASGI asks
         """The ASGI ``receive``: the next message, as a future (see
         :class:`LeanQueue`); reading goes on once the app has taken every
@@ -414,9 +457,12 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         self.ping_due = self.pong_due = 0.0
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """As uvicorn's, and :meth:`send_now` leaves the scope (it refers to
-        this protocol)."""
+        """As uvicorn's (the app is told: a disconnect message), then
+        :meth:`send_now` and :meth:`read_into` leave the scope (they refer
+        to this protocol) and the sink is let go."""
         super().connection_lost(exc)
+        cast(LeanQueue[Any], self.queue).sink = None
         extensions = getattr(self, "scope", {}).get("extensions")
         if extensions is not None:
             extensions.pop(SEND_NOW, None)
+            extensions.pop(READ_INTO, None)

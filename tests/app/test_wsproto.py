@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect
 
-from app.wsproto import SEND_NOW, Keepalive, LeanEvent, LeanProtocol, LeanQueue
+from app.wsproto import READ_INTO, SEND_NOW, Keepalive, LeanEvent, LeanProtocol, LeanQueue
 from bench.server import free_port
 
 
@@ -306,3 +306,55 @@ def test_sockets_ping_on_the_shared_timer_and_read_frames_in_order() -> None:
     assert seen["timers"] == (None, None)
     assert seen["same_lists"] is True
     assert seen["closing"]["type"] == "websocket.disconnect"
+
+
+def test_read_into_hands_every_message_over_as_it_comes_and_holds_when_asked() -> None:
+    """``READ_INTO``: the frames come to the sink in order (the one queued
+    before it was set first), nothing waits on the queue between them,
+    ``hold`` stops and restarts reading, and the disconnect comes last."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][SEND_NOW].__self__
+        got: list[Any] = []
+        first = asyncio.get_running_loop().create_future()
+        ended = asyncio.get_running_loop().create_future()
+
+        def sink(message: Any) -> None:
+            got.append(message)
+            if len(got) == 1:
+                first.set_result(None)
+            if message["type"] == "websocket.disconnect":
+                ended.set_result(None)
+
+        await asyncio.sleep(0.2)  # the first frame waits in the queue meanwhile
+        hold = scope["extensions"][READ_INTO](sink)
+        await asyncio.wait_for(first, 5)
+        seen["queued_first"] = got[0].get("text")
+        hold(True)
+        seen["held"] = protocol.held
+        scope["extensions"][SEND_NOW]("go on")
+        await asyncio.sleep(0.2)
+        seen["while_held"] = len(got)
+        hold(False)
+        while len(got) < 21:
+            await asyncio.sleep(0.01)
+        seen["texts"] = [m.get("text") for m in got]
+        seen["nobody_waits"] = protocol.queue._getter is None and protocol.queue.empty()
+        scope["extensions"][SEND_NOW]("done")
+        await asyncio.wait_for(ended, 5)
+        seen["last"] = got[-1]["type"]
+
+    with _serve(app) as port, connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+        ws.send("first")
+        assert ws.recv(timeout=5) == "go on"
+        for i in range(20):
+            ws.send(f"frame {i}")
+        assert ws.recv(timeout=5) == "done"
+    assert seen["queued_first"] == "first"
+    assert seen["held"] is True and seen["while_held"] == 1
+    assert seen["texts"] == ["first"] + [f"frame {i}" for i in range(20)]
+    assert seen["nobody_waits"] is True
+    assert seen["last"] == "websocket.disconnect"
