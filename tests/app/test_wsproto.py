@@ -269,8 +269,9 @@ def test_a_ping_set_sooner_waits_its_turn() -> None:
 
 def test_sockets_ping_on_the_shared_timer_and_read_frames_in_order() -> None:
     """On a real uvicorn pinging every 0.1 s and giving up 0.15 s after an
-    unanswered ping: the client's pongs come back and the socket stays open, with none of uvicorn's own ping timers; the
-    app's ``receive`` is a future, not a chain of coroutines; a burst of
+    unanswered ping: the client's pongs come back and the socket stays
+    open, with none of uvicorn's own ping timers; the app's ``receive`` is
+    a future, not a chain of coroutines; a burst of
     frames arrives whole and in order; and the lists websockets writes and
     reads through are kept, not made anew for every frame."""
     seen: dict[str, Any] = {}
