@@ -803,9 +803,10 @@ class Room:
     def _send_presence(self) -> None:
         self._presence_timer = None
         view = self.spectators_view()
-        if _presence_key(view) == self._presence_sent or self.closed:
+        key = _presence_key(view)
+        if key == self._presence_sent or self.closed:
             return
-        self._presence_sent = _presence_key(view)
+        self._presence_sent = key
         text = dump(SpectatorsFrame(**view))
         for conn in self.connections:
             conn.push(text)

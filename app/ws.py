@@ -1,8 +1,9 @@
 """The room websocket ``/ws/{room}`` (``docs/protocol.md``).
 
-Each connection is one task that reads: it checks every frame
-(:func:`app.protocol.read_frame`, after the rate limit) and applies it to the
-room through the room's commit point. A frame for the client is written at
+Each connection's frames are read by a :class:`_Reader`: it checks every
+frame (:func:`app.protocol.read_frame`, after the rate limit) and applies it
+to the room through the room's commit point, one after the other; under
+``app.wsproto.LeanProtocol`` its task lives only while frames wait. A frame for the client is written at
 once while its socket's transport takes more (``app.wsproto.SEND_NOW``, the
 common case); otherwise it is queued (:class:`WsConnection`) and the queue
 is sent in order by a short-lived task that exists only while frames wait,
