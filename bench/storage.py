@@ -14,7 +14,7 @@ times each move from sending it to receiving the state it made):
   turn: the moves per second the server keeps up.
 
 First, the commit point alone in this process (``Room.act`` on 100 rooms,
-no websockets): the CPU time an action costs (the writer thread's
+no websockets): the CPU time an action costs (the sync thread's
 included) and the time one lone move takes to be committed, with memory,
 SQLite and SQLite with ``synchronous=FULL``; this depends little on what
 else the machine runs.
@@ -117,7 +117,7 @@ class _Conn:
 async def _commit_point(storage: Storage, rooms: int, actions: int, seed: int) -> tuple[float, float]:
     """``actions`` random actions over ``rooms`` rooms of Get Stuck for Four
     through ``Room.act`` (all rooms at once), on ``storage``: the CPU
-    microseconds an action costs this process (writer thread included), and
+    microseconds an action costs this process (sync thread included), and
     the median seconds one lone move takes to be committed."""
     await storage.open()
     rng = random.Random(seed)

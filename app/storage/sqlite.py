@@ -1,24 +1,32 @@
 """Rooms kept in an SQLite file (the default, ``CARDBOARD_DATABASE``).
 
-The standard library's :mod:`sqlite3` in WAL mode, driven by **one writer
-thread** that owns the only connection: the event loop never blocks on the
-disk. Calls queue a job and await its future. The thread takes every job
-waiting at once and runs them in one transaction (a *group commit*: one
-fsync for all the moves that arrived together), each job under its own
-savepoint so that one failing job fails alone. A write's future resolves only
-after its transaction is committed.
+The standard library's :mod:`sqlite3` in WAL mode. Calls queue a job and
+await its future; the jobs queued together run in one transaction (a *group
+commit*), each under its own savepoint if one of them fails, so that it fails
+alone. A write's future resolves only after its transaction is committed.
 
-**What a crash can lose.** By default the file is written with
-``synchronous=NORMAL``: a commit is in the write-ahead log, in the operating
-system's hands, when its future resolves, so ``kill -9`` (or any end of the
-server process) loses no acknowledged action. The log is synced to the disk
-at most :data:`SYNC_SECONDS` after a commit (a checkpoint, which SQLite
-precedes by a sync) and whenever SQLite checkpoints on its own, so a power
-cut or a crash of the whole machine can lose the actions acknowledged in
-the last second or so, never more, and never leaves a damaged file: the
-server comes back at a slightly older state. ``synchronous="FULL"`` loses
-nothing even then, at the price of one sync per commit: a few milliseconds
-on every move's round trip on ordinary disks (``bench/storage.py``).
+**Where the work runs.** With the default ``synchronous=NORMAL`` a commit
+only writes the write-ahead log into the operating system's page cache: it
+never waits for the disk. So the jobs an event loop queues during one turn
+are committed **on the loop itself**, at the end of that turn, through the
+loop's own connection: no thread to wake, no lock to hand over (on a
+virtual machine a thread's wake-up costs more than the commit; see
+``bench/storage.py``). Everything that waits for the disk runs in the
+**sync thread**, which has a connection of its own: the checkpoints that
+sync the log (below), the commits of ``synchronous=FULL`` (one sync each),
+and the jobs of callers outside that loop.
+
+**What a crash can lose.** With ``synchronous=NORMAL`` a commit is in the
+write-ahead log, in the operating system's hands, when its future resolves,
+so ``kill -9`` (or any end of the server process) loses no acknowledged
+action. The sync thread puts the log on the disk at most
+:data:`SYNC_SECONDS` after a commit (a checkpoint, which SQLite precedes by a
+sync), so a power cut or a crash of the whole machine can lose the actions
+acknowledged in the last second or so, never more, and never leaves a
+damaged file: the server comes back at a slightly older state.
+``synchronous="FULL"`` loses nothing even then, at the price of one sync per
+commit: a few milliseconds on every move's round trip on ordinary disks
+(``bench/storage.py``).
 
 The schema has a version (``PRAGMA user_version``); :data:`MIGRATIONS` bring
 an older file up to date at start, and a file newer than this code is refused.
@@ -166,6 +174,31 @@ class _Redo(Exception):
 
 
 _STOP = object()
+_NOTHING: list[_Job] = []  # wakes the sync thread (a checkpoint is due)
+
+
+def _unusable(where: str, exc: sqlite3.Error) -> StorageError:
+    """The error for a file SQLite refuses, saying what to do about it."""
+    if "readonly" in str(exc) or "read-only" in str(exc):
+        return StorageError(f"{where} is read-only: make its file and directory writable by"
+                            " the server")
+    return StorageError(f"{where} cannot be used: {exc}. If the file is damaged, restore a"
+                        " backup, or point CARDBOARD_DATABASE at another file")
+
+
+def _set_up(conn: sqlite3.Connection, where: str,
+            steps: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
+    """``conn`` once ``steps`` ran on it; if they fail, ``conn`` is closed and
+    :class:`StorageError` raised (``where``: the file, for its message)."""
+    try:
+        steps(conn)
+    except StorageError:
+        conn.close()
+        raise
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _unusable(where, exc) from None
+    return conn
 
 
 def _meta(row: tuple[Any, ...]) -> RoomMeta:
@@ -192,41 +225,66 @@ class SqliteStorage:
         self._thread: threading.Thread | None = None
         self._outbox: list[_Job] = []
         self._flush_loop: asyncio.AbstractEventLoop | None = None
+        self._conn: sqlite3.Connection | None = None  # the loop's (NORMAL only)
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop that owns it
+        self._turn: list[_Job] = []  # its jobs of this turn, committed at the turn's end
+        self._sync_asked = False
         self.commits = 0
         """Transactions committed so far (each may hold many writes)."""
 
-    # ---- the writer thread ----------------------------------------------------------------
+    # ---- the sync thread and the loop's connection -----------------------------------------
     async def open(self) -> None:
+        """Open the file (migrating it if need be) in the sync thread, then,
+        with ``synchronous=NORMAL``, the loop's own connection. Raises
+        :class:`StorageError` if the file cannot be used."""
         if self._thread is not None:
             return
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._thread = threading.Thread(target=self._run, args=(ready,), name="sqlite-writer",
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="sqlite-sync",
                                         daemon=True)
         self._thread.start()
         try:
             await asyncio.wrap_future(ready)
+            if self.synchronous == "NORMAL":
+                self._conn = self._open_connection()
+                # Checkpoints sync the disk: the sync thread makes them.
+                self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+                self._loop = asyncio.get_running_loop()
         except BaseException:
+            self._queue.put(_STOP)
             self._thread.join()
             self._thread = None
             raise
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open_connection(self) -> sqlite3.Connection:
+        """A connection to the file in WAL mode at this store's ``synchronous``
+        level. Raises :class:`StorageError` if that cannot be had."""
         where = f"the database {str(self.path)!r}"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot make the directory of {where}: {exc.strerror}") from None
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open {where}: {exc}. Check that its directory exists and is"
                                " writable, or set CARDBOARD_DATABASE to another file") from None
-        try:
+
+        def wal(conn: sqlite3.Connection) -> None:
             conn.execute("PRAGMA busy_timeout = 5000")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StorageError(f"{where} cannot use write-ahead logging (journal mode {mode})")
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        return _set_up(conn, where, wal)
+
+    def _connect(self) -> sqlite3.Connection:
+        """The sync thread's connection: the file opened (its directory made),
+        migrated to :data:`SCHEMA_VERSION`, checked and written once.
+        Raises :class:`StorageError` with what to do if it cannot be used."""
+        where = f"the database {str(self.path)!r}"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot make the directory of {where}: {exc.strerror}") from None
+
+        def migrate(conn: sqlite3.Connection) -> None:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StorageError(
@@ -252,17 +310,7 @@ class SqliteStorage:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
-        except StorageError:
-            conn.close()
-            raise
-        except sqlite3.Error as exc:
-            conn.close()
-            if "readonly" in str(exc) or "read-only" in str(exc):
-                raise StorageError(f"{where} is read-only: make its file and directory writable by"
-                                   " the server") from None
-            raise StorageError(f"{where} cannot be used: {exc}. If the file is damaged, restore a"
-                               " backup, or point CARDBOARD_DATABASE at another file") from None
-        return conn
+        return _set_up(self._open_connection(), where, migrate)
 
     def _run(self, ready: concurrent.futures.Future[None]) -> None:
         try:
@@ -270,9 +318,11 @@ class SqliteStorage:
         except BaseException as exc:
             ready.set_exception(exc)
             return
+        # Counted before the loop may commit (after ``ready``), or its first
+        # commits would count as synced.
+        synced, commits = time.monotonic(), self.commits
         ready.set_result(None)
         stop = False
-        synced, commits = time.monotonic(), self.commits
         lazy = self.synchronous != "FULL"
         while not stop:
             items: list[Any] = []
@@ -299,8 +349,12 @@ class SqliteStorage:
             if jobs:
                 self._batch(conn, jobs)
             if lazy and self.commits != commits and time.monotonic() - synced >= SYNC_SECONDS:
+                # What is committed before this point is in the checkpoint;
+                # a later commit asks again (or is seen at the next turn).
+                self._sync_asked = False
+                done = self.commits
                 self._sync(conn)
-                synced, commits = time.monotonic(), self.commits
+                synced, commits = time.monotonic(), done
         conn.close()  # the last connection closing checkpoints and syncs
 
     def _sync(self, conn: sqlite3.Connection) -> None:
@@ -311,7 +365,7 @@ class SqliteStorage:
         except sqlite3.Error as exc:
             log.warning("%s: the write-ahead log could not be synced: %s", self.path, exc)
 
-    def _batch(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
+    def _batch(self, conn: sqlite3.Connection, jobs: list[_Job], here: bool = False) -> None:
         """Run ``jobs`` in one transaction and resolve their futures once it
         is committed. The jobs run straight, one after the other; if one
         fails, the transaction is rolled back and they run again, each under
@@ -327,7 +381,7 @@ class SqliteStorage:
                 conn.execute("ROLLBACK")
             failure = StorageError(f"{self.path}: {exc}")
             outcomes = [(None, failure)] * len(jobs)
-        self._resolve(jobs, outcomes)
+        self._resolve(jobs, outcomes, here)
 
     def _transaction(self, conn: sqlite3.Connection, jobs: list[_Job],
                      savepoints: bool) -> list[tuple[Any, BaseException | None]]:
@@ -362,9 +416,11 @@ class SqliteStorage:
         return outcomes
 
     @staticmethod
-    def _resolve(jobs: list[_Job], outcomes: list[tuple[Any, BaseException | None]]) -> None:
+    def _resolve(jobs: list[_Job], outcomes: list[tuple[Any, BaseException | None]],
+                 here: bool = False) -> None:
         """Hand each job its outcome; the futures of an event loop all in one
-        call (one wake-up of the loop per transaction, not one per job)."""
+        call (one wake-up of the loop per transaction, not one per job), or
+        at once if ``here`` (called in their loop)."""
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any,
                                                              BaseException | None]]] = {}
         for job, (result, error) in zip(jobs, outcomes, strict=True):
@@ -377,15 +433,21 @@ class SqliteStorage:
             else:
                 by_loop.setdefault(future.get_loop(), []).append((future, result, error))
         for loop, items in by_loop.items():
+            if here:
+                _set_all(items)
+                continue
             with contextlib.suppress(RuntimeError):  # that loop has closed
                 loop.call_soon_threadsafe(_set_all, items)
 
     def _submit(self, fn: Callable[[sqlite3.Connection], T]
                 ) -> asyncio.Future[T] | concurrent.futures.Future[T]:
-        """Queue ``fn`` to run in the writer's next transaction: a future of
-        its result. Called in an event loop, the future is the loop's; the
-        first job of a turn of the loop goes to the writer at once, the other
-        jobs of that turn together at the next turn."""
+        """Queue ``fn`` to run in the next transaction: a future of its
+        result. Called in the loop that owns the loop's connection
+        (``NORMAL``), ``fn`` runs there at the end of this turn, with the other
+        jobs of the turn (:meth:`_commit_turn`). Called in another loop, the
+        future is that loop's and ``fn`` runs in the sync thread: the first job
+        of a turn at once, the others of that turn together at the next turn.
+        Called outside any loop, the future is a ``concurrent.futures`` one."""
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -396,6 +458,12 @@ class SqliteStorage:
             future.set_exception(StorageError(f"{self.path}: the storage is not open"))
             return future
         job = _Job(fn, future)
+        if loop is not None and loop is self._loop:
+            # The loop's own connection, at the end of this turn.
+            if not self._turn:
+                loop.call_soon(self._commit_turn)
+            self._turn.append(job)
+            return future
         if self._flush_loop is not None and self._flush_loop.is_closed():
             self._flush()
         if loop is None or self._flush_loop not in (None, loop):
@@ -410,8 +478,21 @@ class SqliteStorage:
             self._outbox.append(job)
         return future
 
+    def _commit_turn(self) -> None:
+        """In the loop: commit the jobs it queued during its last turn, on its
+        own connection, and ask the sync thread for a checkpoint within
+        :data:`SYNC_SECONDS`."""
+        jobs, self._turn = self._turn, []
+        if self._conn is None:  # closed meanwhile
+            self._queue.put(jobs)
+            return
+        self._batch(self._conn, jobs, here=True)
+        if not self._sync_asked:
+            self._sync_asked = True
+            self._queue.put(_NOTHING)
+
     def _flush(self) -> None:
-        """Hand the jobs queued in this turn of the loop to the writer."""
+        """Hand the jobs queued in this turn of the loop to the sync thread."""
         jobs, self._outbox, self._flush_loop = self._outbox, [], None
         if jobs:
             self._queue.put(jobs)
@@ -421,6 +502,11 @@ class SqliteStorage:
         return result
 
     async def close(self) -> None:
+        if self._turn:
+            self._commit_turn()
+        conn, self._conn, self._loop = self._conn, None, None
+        if conn is not None:
+            conn.close()
         thread, self._thread = self._thread, None
         if thread is not None:
             self._flush()

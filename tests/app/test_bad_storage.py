@@ -191,10 +191,12 @@ def test_room_creation_answers_503(broken: Breaker) -> None:
     assert client.get(r.json()["url"]).status_code == 200
 
 
-def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sync", ["NORMAL", "FULL"])
+def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path, sync: str) -> None:
     """A move whose sender went away while it was being written, and whose
     write then failed, does not make the next action fail: that one is judged
-    (and written) on its own."""
+    (and written) on its own. With ``NORMAL`` the loop commits the move at
+    the end of its turn; with ``FULL`` the sync thread does."""
     class Conn:
         def __init__(self) -> None:
             self.seat: str | None = None
@@ -204,7 +206,7 @@ def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path) -> N
             self.frames.append(json.loads(text))
 
     async def scenario() -> None:
-        storage = SqliteStorage(tmp_path / "rooms.db")
+        storage = SqliteStorage(tmp_path / "rooms.db", sync)
         await storage.open()
         room = Room.create("get-stuck", {"seed": 3}, journal=storage)
         await room.commit()
@@ -232,11 +234,21 @@ def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path) -> N
             squat(db)
             hold.wait(10)
 
-        storage._submit(squat_and_hold)
-        first = asyncio.ensure_future(room.act(lambda: room.move(conn, move, version), conn))
-        await asyncio.sleep(0.05)
-        first.cancel()
-        hold.set()
+        if sync == "FULL":
+            storage._submit(squat_and_hold)
+            first = asyncio.ensure_future(room.act(lambda: room.move(conn, move, version), conn))
+            await asyncio.sleep(0.05)
+            first.cancel()
+            hold.set()
+        else:
+            await storage._call(squat)
+            first = asyncio.ensure_future(room.act(lambda: room.move(conn, move, version), conn))
+            for _ in range(100):  # until the move's write waits for the end of the turn
+                if storage._turn:
+                    break
+                await asyncio.sleep(0)
+            assert storage._turn
+            first.cancel()
         with pytest.raises(asyncio.CancelledError):
             await first
         conn.frames.clear()

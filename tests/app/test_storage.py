@@ -6,11 +6,13 @@ with a message saying why, a write that fails (a full disk) and group commits.""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
@@ -460,6 +462,40 @@ def test_many_appends_share_commits(tmp_path: Path) -> None:
             stored = await s.load(f"room{i:04d}")
             assert stored is not None and stored.meta.version == 1 and len(stored.entries) == 2
     sqlite_run(tmp_path / "rooms.db", scenario)
+
+
+@pytest.mark.parametrize("sync", ["NORMAL", "FULL"])
+def test_where_commits_run(tmp_path: Path, sync: str) -> None:
+    """With ``NORMAL`` the jobs an event loop queues run on the loop's own
+    thread, together at the end of the turn (no thread to wake); with ``FULL`` (a sync per commit) they run
+    in the sync thread. Jobs from outside the loop run in the sync thread in
+    both cases, and see the loop's commits."""
+    seen: list[int] = []
+
+    def where(conn: sqlite3.Connection) -> int:
+        seen.append(threading.get_ident())
+        return int(conn.execute("SELECT count(*) FROM rooms").fetchone()[0])
+
+    async def scenario(s: Storage) -> None:
+        assert isinstance(s, SqliteStorage)
+        loop_thread = threading.get_ident()
+        before = s.commits
+        writes = [s.create(meta(f"room{i:04d}", 0), Entry(0, NOW, action(0))) for i in range(5)]
+        count = s._submit(where)
+        assert isinstance(count, asyncio.Future)
+        await asyncio.gather(*(done(w) for w in writes))
+        assert await count == 5
+        if sync == "NORMAL":
+            assert s.commits - before == 1  # one transaction for the turn's six jobs
+        def from_a_thread() -> int:
+            future = s._submit(where)
+            assert isinstance(future, concurrent.futures.Future)
+            return future.result(timeout=5)
+        assert await asyncio.to_thread(from_a_thread) == 5
+        inline, other = seen
+        assert other != loop_thread
+        assert (inline == loop_thread) == (sync == "NORMAL")
+    run(SqliteStorage(tmp_path / "rooms.db", sync), scenario)
 
 
 def test_commits_reach_the_file_itself_within_a_second(tmp_path: Path) -> None:
