@@ -1,6 +1,6 @@
 """The garbage-collection policy (``app/collector.py``): what survives a full
-collection is frozen, later ones leave it be, and the sweep frees the cycles
-that died frozen."""
+or a middle collection is frozen, later ones leave it be, and the sweep
+frees the cycles that died frozen."""
 
 from __future__ import annotations
 
@@ -47,6 +47,18 @@ def test_survivors_of_a_full_collection_are_frozen(policy: tuple[Collector, Cloc
     assert gc.get_freeze_count() > 0
     assert gc.is_tracked(kept)
     assert all(kept is not o for o in gc.get_objects(generation=2)), "kept is in no generation"
+
+
+def test_survivors_of_a_middle_collection_are_frozen(policy: tuple[Collector, Clock]) -> None:
+    """The oldest generation stays empty: a full collection walks only the
+    young objects."""
+    gc.collect()
+    frozen = gc.get_freeze_count()
+    kept = Node()
+    gc.collect(1)
+    assert gc.get_freeze_count() > frozen
+    assert all(kept is not o for g in range(3) for o in gc.get_objects(generation=g))
+    assert gc.get_objects(generation=2) == []
 
 
 def test_a_cycle_that_dies_young_is_freed_at_once(policy: tuple[Collector, Clock]) -> None:
