@@ -510,8 +510,8 @@ class Bots:
                 await self.sleep(self.leases.retry_seconds)
                 return
             await self.sleep(self.settings.auto_pass_seconds)
-            if room.closed:
-                return
+            if room.closed or not room.must_pass(seat):
+                return  # the person passed (or the game went on) meanwhile
             try:
                 await room.act(lambda: room.forced_pass(seat, version))
                 lease.keep()

@@ -454,10 +454,15 @@ class Room:
                     error = conflict if conflict is not None and exc.code != "unavailable" else exc
                 else:
                     return True
-                if conn is None:
-                    raise error
-                self.refuse(conn, error)
-                return False
+                try:
+                    if conn is None:
+                        raise error
+                    self.refuse(conn, error)
+                    return False
+                finally:
+                    # The error's traceback holds this frame: without these
+                    # names the two are no cycle for the collector to find.
+                    del error, conflict
             raise AssertionError("unreachable")  # pragma: no cover
 
     async def sync(self, version: int | None = None) -> int:

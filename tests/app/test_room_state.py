@@ -4,6 +4,7 @@ idle sweep."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 
 import pytest
@@ -259,3 +260,25 @@ def test_swept_room_is_gone_for_clients() -> None:
 def test_lifespan_sweeper_runs(client: TestClient) -> None:
     # the sweeper task is started by the lifespan and stopped cleanly at exit
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_refused_action_leaves_no_garbage_cycle() -> None:
+    """A refusal raised out of the commit point (here a forced pass at a seat
+    no person plays) leaves nothing for the garbage collector: the error and
+    the frame its traceback holds are freed at once by reference counting.
+    Before, every refusal was a cycle: at 500 rooms, 5,000 objects in 5 s that
+    the collector had to find (and, once frozen, kept until its sweep)."""
+    async def scenario() -> int:
+        room = Room.create("get-stuck", {"seed": 3})
+        await room.commit()
+        seat = room.game.to_move(room.match.state)[0]
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(5):
+                with pytest.raises(RoomError, match="no person plays"):
+                    await room.act(lambda: room.forced_pass(seat, room.version))
+            return gc.collect()
+        finally:
+            gc.enable()
+    assert asyncio.run(scenario()) == 0
