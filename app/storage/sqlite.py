@@ -156,6 +156,10 @@ SYNC_SECONDS = 1.0
 """With ``synchronous=NORMAL``, the longest a commit waits before the log is
 synced to the disk: what a power cut can lose."""
 
+WAL_LIMIT = 4 * 1024 * 1024
+"""Bytes of write-ahead log past which a checkpoint holds the loop's commits
+for a moment to finish (see :meth:`SqliteStorage._sync`)."""
+
 _COLUMNS = "id, game, created, updated, seen, version, phase, opened, finished, closed, computer_only"
 
 
@@ -229,8 +233,11 @@ class SqliteStorage:
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop that owns it
         self._turn: list[_Job] = []  # its jobs of this turn, committed at the turn's end
         self._sync_asked = False
+        self._held = False  # the loop's commits wait for a checkpoint to finish
         self.commits = 0
         """Transactions committed so far (each may hold many writes)."""
+        self.holds = 0
+        """Times the loop's commits were held for a checkpoint to finish."""
 
     # ---- the sync thread and the loop's connection -----------------------------------------
     async def open(self) -> None:
@@ -249,6 +256,8 @@ class SqliteStorage:
                 self._conn = self._open_connection()
                 # Checkpoints sync the disk: the sync thread makes them.
                 self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+                # The log file shrinks back to this when it starts over.
+                self._conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
                 self._loop = asyncio.get_running_loop()
         except BaseException:
             self._queue.put(_STOP)
@@ -359,11 +368,48 @@ class SqliteStorage:
 
     def _sync(self, conn: sqlite3.Connection) -> None:
         """Put every commit so far on the disk: a checkpoint, which SQLite
-        begins by syncing the write-ahead log."""
+        begins by syncing the write-ahead log.
+
+        The loop goes on committing meanwhile, so the checkpoint does not
+        reach the commits made during it, and the log can start over (at the
+        loop's next commit) only once a checkpoint has reached its end. So
+        when the log is over :data:`WAL_LIMIT`, the loop's commits are held
+        (queued, not refused) while a second checkpoint copies what the first
+        left: a pause of one short checkpoint, at most once a second, that
+        keeps the log file near :data:`WAL_LIMIT`."""
         try:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        except sqlite3.Error as exc:
+            loop = self._loop  # None once the store is closing
+            if loop is None or not self._wal_over_limit():
+                return
+            held: concurrent.futures.Future[None] = concurrent.futures.Future()
+            try:
+                loop.call_soon_threadsafe(self._hold, held)
+                held.result(timeout=SYNC_SECONDS)
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    loop.call_soon_threadsafe(self._release)
+        except (sqlite3.Error, concurrent.futures.TimeoutError, RuntimeError) as exc:
             log.warning("%s: the write-ahead log could not be synced: %s", self.path, exc)
+
+    def _wal_over_limit(self) -> bool:
+        try:
+            return os.path.getsize(f"{self.path}-wal") > WAL_LIMIT
+        except OSError:
+            return False
+
+    def _hold(self, held: concurrent.futures.Future[None]) -> None:
+        """In the loop, between two turns' commits: hold the next ones."""
+        self._held = True
+        self.holds += 1
+        held.set_result(None)
+
+    def _release(self) -> None:
+        """In the loop: commit what waited during :meth:`_hold`."""
+        self._held = False
+        if self._turn:
+            self._commit_turn()
 
     def _batch(self, conn: sqlite3.Connection, jobs: list[_Job], here: bool = False) -> None:
         """Run ``jobs`` in one transaction and resolve their futures once it
@@ -482,6 +528,8 @@ class SqliteStorage:
         """In the loop: commit the jobs it queued during its last turn, on its
         own connection, and ask the sync thread for a checkpoint within
         :data:`SYNC_SECONDS`."""
+        if self._held:  # a checkpoint is finishing: _release commits them
+            return
         jobs, self._turn = self._turn, []
         if self._conn is None:  # closed meanwhile
             self._queue.put(jobs)
@@ -502,6 +550,7 @@ class SqliteStorage:
         return result
 
     async def close(self) -> None:
+        self._held = False
         if self._turn:
             self._commit_turn()
         conn, self._conn, self._loop = self._conn, None, None
