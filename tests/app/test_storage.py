@@ -545,17 +545,22 @@ def test_the_log_starts_over_while_the_loop_keeps_committing(
         await make_room(s, "room0001")
         sizes: list[int] = []
         version = 0
-        deadline = time.monotonic() + 2.5 * SYNC_SECONDS + 0.5
-        while time.monotonic() < deadline:
+        # A checkpoint syncs the log first, which takes long on a slow disk
+        # with a large log: the deadline is generous, and the load stops
+        # once the log has started over.
+        deadline = time.monotonic() + 10 * SYNC_SECONDS
+        shrank = False
+        while not shrank:
+            assert time.monotonic() < deadline, f"the log never started over: {max(sizes)} bytes"
             writes = []
-            for _ in range(5):  # a few moves a turn, without a pause between turns
+            for _ in range(5):  # a few moves a turn, a short pause between turns
                 version += 1
                 writes.append(s.append(meta("room0001", version), Entry(version, NOW, action(version))))
             await asyncio.gather(*(done(w) for w in writes))
             sizes.append(wal.stat().st_size if wal.exists() else 0)
+            shrank = len(sizes) > 1 and sizes[-1] < sizes[-2]
+            await asyncio.sleep(0.001)
         assert s.holds >= 1
-        top = sizes.index(max(sizes))
-        assert min(sizes[top:]) < max(sizes), "the log never started over"
         stored = await s.load("room0001")
         assert stored is not None and stored.meta.version == version
         assert [e.version for e in stored.entries] == list(range(version + 1))
