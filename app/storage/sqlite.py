@@ -531,6 +531,8 @@ class SqliteStorage:
         if self._held:  # a checkpoint is finishing: _release commits them
             return
         jobs, self._turn = self._turn, []
+        if not jobs:  # committed already (by close)
+            return
         if self._conn is None:  # closed meanwhile
             self._queue.put(jobs)
             return
