@@ -2,8 +2,9 @@
 ARGS`` runs ``uvicorn ARGS`` in this process and, when the server stops,
 prints one line ``gc {...}`` (JSON) to stderr: how many collections of each
 generation ran and how long the full (generation 2) ones took, in ms
-(median, max), how many objects the collector tracked at the end, and
-``full_at``: each full collection's Unix time, ms and objects collected. Used
+(median, max), how many objects the collector tracked at the end,
+``full_at``: each full collection's Unix time, ms and objects collected, and
+``at``: every collection's Unix time, generation and ms. Used
 by ``bench/load.py``. With ``CARDBOARD_PROFILE=FILE`` in the environment,
 the server also runs under :mod:`cProfile` and writes its statistics to
 FILE when it stops (``python -m pstats FILE``)."""
@@ -25,6 +26,7 @@ import uvicorn.main
 _runs: dict[int, list[float]] = {0: [], 1: [], 2: []}
 _start = [0.0]
 _full_at: list[tuple[float, float, int]] = []  # (Unix seconds, ms, objects collected) per full collection
+_at: list[tuple[float, int, float]] = []  # (Unix seconds, generation, ms) per collection
 
 
 def _track(phase: str, info: dict[str, Any]) -> None:
@@ -33,6 +35,7 @@ def _track(phase: str, info: dict[str, Any]) -> None:
     else:
         ms = (time.perf_counter() - _start[0]) * 1000.0
         _runs[info["generation"]].append(ms)
+        _at.append((time.time(), info["generation"], ms))
         if info["generation"] == 2:
             _full_at.append((time.time(), ms, info.get("collected", 0)))
 
@@ -43,7 +46,8 @@ def _report() -> None:
            "full_ms": {"n": len(full), "p50": round(statistics.median(full), 2) if full else None,
                        "max": round(max(full), 2) if full else None},
            "tracked_objects": len(gc.get_objects()),
-           "full_at": [[round(t, 2), round(ms, 1), n] for t, ms, n in _full_at]}
+           "full_at": [[round(t, 2), round(ms, 1), n] for t, ms, n in _full_at],
+           "at": [[round(t, 3), g, round(ms, 2)] for t, g, ms in _at]}
     print("gc " + json.dumps(out), file=sys.stderr, flush=True)
 
 
