@@ -17,8 +17,9 @@ generation since the last (tens of milliseconds at 1,250 rooms, in most
 30 s windows of ``bench/load.py``). Frozen objects are still freed as soon as
 nothing refers to them (reference counting); only a *cycle* of them that
 nothing else refers to waits, until the sweep: every ``sweep_seconds`` the
-frozen objects are thawed just before a full collection, which then walks
-them all once, frees such cycles, and freezes what is left again. The pause
+frozen objects are thawed and a full collection (:meth:`Collector.run`, a task
+of the server's) walks them all once, frees such cycles, and freezes what is
+left again. The pause
 of a walk of everything thus comes once per sweep, not every few seconds.
 ``sweep_seconds`` is ``Settings.gc_sweep_seconds``; 0 leaves CPython's own
 policy as it is.
@@ -26,6 +27,7 @@ policy as it is.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 from collections.abc import Callable
@@ -44,6 +46,26 @@ class Collector:
         self.clock = clock
         self.sweeps = 0
         self._due = clock() + sweep_seconds
+
+    def sweep(self) -> None:
+        """Walk everything now: thaw what was frozen and run a full
+        collection, which frees the cycles that died frozen; what is left
+        is frozen again (at the collection's end)."""
+        gc.unfreeze()
+        self.sweeps += 1
+        self._due = self.clock() + self.sweep_seconds
+        gc.collect()
+
+    async def run(self) -> None:
+        """Sweep every ``sweep_seconds`` for as long as this runs (a task of
+        the server's; it looks at ``clock`` every second). CPython itself never starts a full collection under
+        this policy: a freeze resets the count of collections that starts
+        one. A full collection started otherwise (``gc.collect()``) sweeps
+        if one is due."""
+        while True:
+            await asyncio.sleep(min(1.0, max(0.0, self._due - self.clock())))
+            if self.clock() >= self._due:
+                self.sweep()
 
     def install(self) -> None:
         """Run the policy from now on (once, however often called)."""

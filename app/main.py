@@ -147,17 +147,20 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         gc.collect()
         gc.freeze()
         collector = Collector(settings.gc_sweep_seconds) if settings.gc_sweep_seconds > 0 else None
+        tasks = [asyncio.create_task(_sweep_forever(lobby))]
         if collector is not None:
             collector.install()
-        task = asyncio.create_task(_sweep_forever(lobby))
+            tasks.append(asyncio.create_task(collector.run()))
         try:
             yield
         finally:
             if collector is not None:
                 collector.uninstall()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await lobby.close()
 
     app = Cardboard(title="Cardboard", lifespan=lifespan, docs_url=None, redoc_url=None,

@@ -4,6 +4,8 @@ frees the cycles that died frozen."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import weakref
 from collections.abc import Iterator
@@ -87,6 +89,36 @@ def test_a_cycle_that_dies_frozen_waits_for_the_sweep(policy: tuple[Collector, C
     clock.now = 100.0
     gc.collect()
     assert collector.sweeps == 1, "the next sweep is 60 s after the last"
+
+
+def test_the_sweep_comes_without_anyone_collecting(policy: tuple[Collector, Clock]) -> None:
+    """CPython never starts a full collection under this policy (a freeze
+    resets its count): :meth:`Collector.run` sweeps when one is due, and a
+    cycle that died frozen is freed with no ``gc.collect()`` called."""
+    collector, clock = policy
+    old = Node()
+    gone = weakref.ref(old)
+    gc.collect(1)  # old survives a middle collection: frozen
+    del old
+    junk = [[Node() for _ in range(100)] for _ in range(100)]  # collections of the young
+    del junk
+    assert gone() is not None and collector.sweeps == 0
+
+    async def wait() -> None:
+        task = asyncio.create_task(collector.run())
+        await asyncio.sleep(0.05)
+        assert gone() is not None, "not due yet"
+        clock.now = 61.0
+        for _ in range(300):
+            await asyncio.sleep(0.01)
+            if gone() is None:
+                break
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    asyncio.run(wait())
+    assert gone() is None, "the sweep freed it"
+    assert collector.sweeps == 1 and gc.get_freeze_count() > 0
 
 
 def test_uninstall_thaws_everything_and_stops_freezing() -> None:
