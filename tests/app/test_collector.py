@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import gc
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -91,34 +91,59 @@ def test_a_cycle_that_dies_frozen_waits_for_the_sweep(policy: tuple[Collector, C
     assert collector.sweeps == 1, "the next sweep is 60 s after the last"
 
 
-def test_the_sweep_comes_without_anyone_collecting(policy: tuple[Collector, Clock]) -> None:
-    """CPython never starts a full collection under this policy (a freeze
-    resets its count): :meth:`Collector.run` sweeps when one is due, and a
-    cycle that died frozen is freed with no ``gc.collect()`` called."""
-    collector, clock = policy
-    old = Node()
-    gone = weakref.ref(old)
-    gc.collect(1)  # old survives a middle collection: frozen
-    del old
-    junk = [[Node() for _ in range(100)] for _ in range(100)]  # collections of the young
-    del junk
-    assert gone() is not None and collector.sweeps == 0
-
+def _run_until(collector: Collector, clock: Clock, done: Callable[[], bool]) -> None:
+    """Run :meth:`Collector.run` with ``clock`` past the next sweep's time,
+    until ``done()`` or 3 s."""
     async def wait() -> None:
         task = asyncio.create_task(collector.run())
         await asyncio.sleep(0.05)
-        assert gone() is not None, "not due yet"
-        clock.now = 61.0
+        clock.now += 61.0
         for _ in range(300):
             await asyncio.sleep(0.01)
-            if gone() is None:
+            if done():
                 break
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
     asyncio.run(wait())
-    assert gone() is None, "the sweep freed it"
-    assert collector.sweeps == 1 and gc.get_freeze_count() > 0
+
+
+def test_the_sweep_comes_without_anyone_collecting(policy: tuple[Collector, Clock]) -> None:
+    """CPython never starts a full collection under this policy (a freeze
+    resets its count): :meth:`Collector.run` sweeps when one is due and the
+    frozen objects have grown by a quarter, and the cycles that died frozen
+    are freed with no ``gc.collect()`` called."""
+    collector, clock = policy
+    collector.sweep()  # the baseline
+    assert collector.sweeps == 1
+    old = [Node() for _ in range(max(1000, gc.get_freeze_count() // 2))]
+    gone = weakref.ref(old[0])
+    gc.collect(1)  # they survive a middle collection: frozen
+    del old
+    junk = [[Node() for _ in range(100)] for _ in range(100)]  # collections of the young
+    del junk
+    assert gone() is not None and collector.grown()
+    _run_until(collector, clock, lambda: gone() is None)
+    assert gone() is None, "the sweep freed them"
+    assert collector.sweeps == 2 and gc.get_freeze_count() > 0
+    assert not collector.grown()
+
+
+def test_no_sweep_while_the_frozen_objects_hold_steady(policy: tuple[Collector, Clock]) -> None:
+    """The walk of everything is the one long pause left: with as many
+    objects frozen as after the last sweep, none comes when due."""
+    collector, clock = policy
+    collector.sweep()
+    few = Node()
+    gone = weakref.ref(few)
+    gc.collect(1)
+    del few
+    assert not collector.grown()
+    _run_until(collector, clock, lambda: False)
+    assert collector.sweeps == 1 and gone() is not None, "not swept: a few dead cycles wait"
+    clock.now += 61.0
+    gc.collect()  # an explicit full collection, due, sweeps all the same
+    assert collector.sweeps == 2 and gone() is None
 
 
 def test_uninstall_thaws_everything_and_stops_freezing() -> None:
