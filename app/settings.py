@@ -85,8 +85,9 @@ class Settings(BaseSettings):
     * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
       that Redis (so that one Redis can serve other things too).
     * ``gc_sweep_seconds``: a full garbage collection walks only the objects
-      that are new since the last one, and every this many seconds all of
-      them (:mod:`app.collector`); 0 keeps CPython's own policy.
+      that are new since the last one, and all of them at most every this
+      many seconds, once their number has grown by a quarter
+      (:mod:`app.collector`); 0 keeps CPython's own policy.
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
