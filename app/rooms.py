@@ -245,6 +245,9 @@ class Room:
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
+        self._log_json: tuple[tuple[str, str, str] | None, int, str] = (None, 0, "")
+        """The start of this deal's log as JSON, without sentences: its last
+        entry, how many entries, and their JSON (:meth:`_log_text`)."""
         self.away_at: dict[str, float] = {}
         """Seat → when (Unix seconds) its human holder lost their connection."""
         self.left_names: dict[str, str] = {}
@@ -649,8 +652,6 @@ class Room:
         phase = table.phase
         to_move = list(game.to_move(match.state)) if phase == "playing" else []
         outcomes = [o.to_json() for o in match.outcomes]
-        log = [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
-               for i, (s, m, t) in enumerate(table.log)]
         secret_moves = game.info.secret_moves
         common: dict[str, Any] = {
             "title": game.info.title,
@@ -671,9 +672,12 @@ class Room:
             "seeded": self.table.seeded,
             "match_id": self.table.match_id if match.over else None,
         }
-        if not secret_moves:
-            common["log"] = log
         shared = _encode(common)[1:-1]
+        if secret_moves:
+            log = [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
+                   for i, (s, m, t) in enumerate(table.log)]
+        else:
+            shared += ',"log":' + self._log_text(texts_from)
         head = (f'{{"type":"state","version":{table.version},"room":{_encode(table.id)},'
                 f'"game":{_encode(table.game_id)},')
         tail = f'"phase":"{phase}","to_move":{_encode(to_move)},'
@@ -693,6 +697,24 @@ class Room:
             out[seat] = (f'{head}"you":{_encode(seat)},{tail}"legal_moves":{legal},'
                          f'"moves":{moves},"view":{{{view},"board":{board}}}}}')
         return out
+
+    def _log_text(self, texts_from: int) -> str:
+        """This deal's log as JSON text, as a state frame's ``log`` holds it:
+        the entries before ``texts_from`` without their sentence, the others
+        with it. The log only grows within a deal, so the first part is
+        encoded once and kept, each later frame adding only the new entries
+        (the whole log was encoded again at every move)."""
+        log = self.table.log
+        upto = min(texts_from, len(log))
+        last, count, text = self._log_json
+        if not (0 < count <= upto and log[count - 1] is last):
+            count, text = 0, ""  # another deal, or a frame from further back
+        if count < upto:
+            more = _encode([{"seat": s, "move": m} for s, m, _ in log[count:upto]])[1:-1]
+            text = f"{text},{more}" if text else more
+            self._log_json = (log[upto - 1], upto, text)
+        rest = _encode([{"seat": s, "move": m, "text": t} for s, m, t in log[upto:]])[1:-1]
+        return f"[{text},{rest}]" if text and rest else f"[{text or rest}]"
 
     def _public_log(self, entries: list[dict[str, Any]], viewer: str | None) -> list[dict[str, Any]]:
         """This deal's log as ``viewer`` may see it: a move still secret from

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -282,3 +283,38 @@ def test_a_refused_action_leaves_no_garbage_cycle() -> None:
         finally:
             gc.enable()
     assert asyncio.run(scenario()) == 0
+
+
+def test_the_log_in_a_state_frame_is_the_deal_s_log_at_every_move() -> None:
+    """A state frame's ``log`` is this deal's log, the entries before
+    ``texts_from`` without their sentence, whatever frames came before it
+    (its start is encoded once and kept: ``Room._log_text``): broadcasts
+    after each move, a full state now and then, a frame of an older
+    ``texts_from``, and a new deal."""
+    room, conns = seated_room("get-stuck-4", seed=11)
+
+    def expected(texts_from: int) -> list[dict]:
+        return [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
+                for i, (s, m, t) in enumerate(room.table.log)]
+
+    checked = 0
+    for deal in range(2):
+        if deal:
+            everyone_ready(room, conns)
+        step = 0
+        while room.phase == "playing":
+            play_first_legal(room, conns, 1)
+            step += 1
+            n = len(room.table.log)
+            for texts_from in (n - 1, n, 0 if step % 5 == 0 else n, max(0, n - 3)):
+                frame = json.loads(room.state_frames({None, "N"}, texts_from)["N"])
+                assert frame["view"]["log"] == expected(texts_from), (deal, step, texts_from)
+                checked += 1
+    assert checked > 40
+    # Another log as long as the one kept (a room's table replaced) is not
+    # taken for it.
+    n = len(room.table.log)
+    assert n > 1
+    room.state_frames({"N"}, n)
+    room.table = replace(room.table, log=tuple(reversed(room.table.log)))
+    assert json.loads(room.state_frames({"N"}, n)["N"])["view"]["log"] == expected(n)
