@@ -674,8 +674,8 @@ class Room:
         }
         shared = _encode(common)[1:-1]
         if secret_moves:
-            log = [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
-                   for i, (s, m, t) in enumerate(table.log)]
+            log = (_log_entries(table.log[:texts_from], sentences=False)
+                   + _log_entries(table.log[texts_from:], sentences=True))
         else:
             shared += ',"log":' + self._log_text(texts_from)
         head = (f'{{"type":"state","version":{table.version},"room":{_encode(table.id)},'
@@ -710,10 +710,10 @@ class Room:
         if not (0 < count <= upto and log[count - 1] is last):
             count, text = 0, ""  # another deal, or a frame from further back
         if count < upto:
-            more = _encode([{"seat": s, "move": m} for s, m, _ in log[count:upto]])[1:-1]
+            more = _encode(_log_entries(log[count:upto], sentences=False))[1:-1]
             text = f"{text},{more}" if text else more
             self._log_json = (log[upto - 1], upto, text)
-        rest = _encode([{"seat": s, "move": m, "text": t} for s, m, t in log[upto:]])[1:-1]
+        rest = _encode(_log_entries(log[upto:], sentences=True))[1:-1]
         return f"[{text},{rest}]" if text and rest else f"[{text or rest}]"
 
     def _public_log(self, entries: list[dict[str, Any]], viewer: str | None) -> list[dict[str, Any]]:
@@ -1388,6 +1388,14 @@ class Room:
         if version != self.version:
             raise RoomError("stale_version", f"that was asked on version {version}, but the room is at"
                             f" version {self.version}: here is the state now")
+
+
+def _log_entries(entries: tuple[tuple[str, str, str], ...], sentences: bool) -> list[dict[str, str]]:
+    """Log entries (seat, move, sentence) as a state frame's ``log`` writes
+    them, with their sentence or without (``docs/protocol.md``, "log")."""
+    if sentences:
+        return [{"seat": s, "move": m, "text": t} for s, m, t in entries]
+    return [{"seat": s, "move": m} for s, m, _ in entries]
 
 
 def _encode(obj: Any) -> str:
