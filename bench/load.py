@@ -92,15 +92,15 @@ def in_window(gc_report: dict[str, Any], began: float, result: dict[str, Any]) -
     generation, with their total ms."""
     start = began + float(result.get("setup_s", 0)) + float(result.get("warmup_s", 0))
     end = start + float(result.get("window_s", 0))
-    ms = [m for t, m, _ in gc_report.get("full_at", []) if start <= t <= end]
     by_generation = {}
     for generation in (0, 1, 2):
-        gen_ms = [m for t, g, m in gc_report.get("at", []) if g == generation and start <= t <= end]
+        ms = [m for t, g, m in gc_report.get("at", []) if g == generation and start <= t <= end]
         by_generation[str(generation)] = {
-            "n": len(gen_ms), "p50_ms": round(statistics.median(gen_ms), 2) if gen_ms else None,
-            "max_ms": max(gen_ms) if gen_ms else None, "total_ms": round(sum(gen_ms), 1)}
-    return {"n": len(ms), "p50_ms": round(statistics.median(ms), 1) if ms else None,
-            "max_ms": max(ms) if ms else None, "by_generation": by_generation}
+            "n": len(ms), "p50_ms": round(statistics.median(ms), 2) if ms else None,
+            "max_ms": max(ms) if ms else None, "total_ms": round(sum(ms), 1)}
+    full = dict(by_generation["2"])
+    del full["total_ms"]
+    return {**full, "by_generation": by_generation}
 
 
 def main() -> None:
