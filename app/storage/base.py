@@ -34,6 +34,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
+
 from app.table import Action, Phase, match_id_of
 
 Pending = concurrent.futures.Future[None] | asyncio.Future[None]
@@ -76,8 +78,15 @@ class RoomMeta:
 
 
 def compact_json(obj: dict[str, Any]) -> str:
-    """A JSON object as compact text, as the backends store it."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """A JSON object as compact text, UTF-8 characters kept, as the backends
+    store it (an action is written at every move). orjson writes it, about a
+    tenth of the time of the standard library's encoder; what orjson cannot
+    write (an integer past 64 bits, a key that is not a string) the
+    standard library does, so that everything writable is written."""
+    try:
+        return orjson.dumps(obj).decode()
+    except TypeError:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def json_object(text: str, what: str) -> dict[str, Any]:

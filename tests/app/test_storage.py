@@ -34,7 +34,7 @@ from app.storage import (
     StorageError,
     StoredRoom,
 )
-from app.storage.base import Pending
+from app.storage.base import Pending, compact_json
 from app.storage.sqlite import SCHEMA_VERSION, SYNC_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,6 +94,23 @@ def run(storage: Storage, scenario: Scenario) -> None:
         finally:
             await storage.close()
     asyncio.run(main())
+
+
+def test_compact_json_is_the_standard_compact_json_of_what_is_stored() -> None:
+    """Actions and notes are written by orjson, and by the standard library
+    where orjson cannot: an integer past 64 bits, a key that is not a string.
+    Either way the text reads back as the object, compact, signs kept."""
+    import json
+
+    for obj in ({"t": "move", "seat": "N", "move": "f3-e2", "hand_back": []},
+                {"t": "chat", "text": "the 4♥ ♠ \u00e9", "at": 1796247540.48, "n": None, "ok": True},
+                {"t": "create", "seed": 2**70, "options": {"players": 4}},
+                {"t": "x", "keys": {1: "one"}}):
+        text = compact_json(obj)
+        assert text == json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        assert json.loads(text) == json.loads(json.dumps(obj))
+    entry = Entry(3, 1.5, {"t": "move", "seat": "N", "move": "♥"})
+    assert Entry.parse(3, 1.5, entry.text()) == entry
 
 
 # ---- the interface, both backends ---------------------------------------------------------
