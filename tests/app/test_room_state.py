@@ -318,3 +318,21 @@ def test_the_log_in_a_state_frame_is_the_deal_s_log_at_every_move() -> None:
     room.state_frames({"N"}, n)
     room.table = replace(room.table, log=tuple(reversed(room.table.log)))
     assert json.loads(room.state_frames({"N"}, n)["N"])["view"]["log"] == expected(n)
+
+
+def test_a_table_evolved_is_the_table_replaced() -> None:
+    """``app.table._evolve``, the quicker ``dataclasses.replace`` a move uses,
+    changes the fields named and keeps every other one."""
+    import dataclasses
+
+    from app.table import _evolve
+
+    room, _ = seated_room("get-stuck-4", seed=3)
+    table = room.table
+    for f in dataclasses.fields(table):
+        value = (getattr(table, f.name), "changed")
+        assert _evolve(table, **{f.name: value}) == dataclasses.replace(table, **{f.name: value})
+        assert getattr(_evolve(table, **{f.name: value}), f.name) == value
+    assert _evolve(table) == table and _evolve(table) is not table
+    with pytest.raises(KeyError):
+        _evolve(table, no_such_field=1)
