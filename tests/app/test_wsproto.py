@@ -359,3 +359,36 @@ def test_read_into_hands_every_message_over_as_it_comes_and_holds_when_asked() -
     assert seen["texts"] == ["first"] + [f"frame {i}" for i in range(20)]
     assert seen["nobody_waits"] is True
     assert seen["last"] == "websocket.disconnect"
+
+
+def test_a_socket_that_talks_is_not_pinged_and_a_quiet_one_is() -> None:
+    """Pinging every 0.2 s: while the client sends a frame every 0.05 s the
+    server sends it no ping (its frames show it is there); once it goes
+    quiet it is pinged again, answers (websockets does), and stays open."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][SEND_NOW].__self__
+        ticks = 0
+        while (await receive())["text"] == "tick":
+            ticks += 1
+        seen["ticks"], seen["pinged_while_talking"] = ticks, protocol.ping_sent_at
+        quiet = protocol.loop.time()
+        await asyncio.sleep(0.7)  # three intervals and more, each ping answered
+        seen["pinged_when_quiet"] = protocol.ping_sent_at > quiet and protocol.last_ping_rtt > 0
+        seen["open"] = not protocol.close_sent
+        scope["extensions"][SEND_NOW]("done")
+        await receive()
+
+    with (_serve(app, ws_ping_interval=0.2, ws_ping_timeout=0.3) as port,
+          connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws):
+        for _ in range(16):  # 0.8 s: four intervals
+            ws.send("tick")
+            time.sleep(0.05)
+        ws.send("quiet")
+        assert ws.recv(timeout=5) == "done"
+    assert seen["ticks"] == 16
+    assert seen["pinged_while_talking"] == 0.0
+    assert seen["pinged_when_quiet"] is True and seen["open"] is True
