@@ -441,7 +441,7 @@ class Table:
     def _leave(self, a: Action) -> Table:
         seat = a["seat"]
         return replace(self._with_holder(seat, None),
-                       moved_at=tuple((s, v) for s, v in self.moved_at if s != seat),
+                       moved_at=tuple(p for p in self.moved_at if p[0] != seat),
                        ready=tuple(s for s in self.ready if s != seat))
 
     def _ready(self, a: Action) -> Table:
@@ -486,7 +486,9 @@ class Table:
         if a.get("forced"):
             text = f"{text} (played by the server: no other move)"
         match = self.match.play(seat, move)
-        moved = (*((s, v) for s, v in self.moved_at if s != seat), (seat, self.version))
+        # The other seats' pairs are kept, not made again: a move leaves two
+        # new tuples for the collector to walk, not five.
+        moved = (*(p for p in self.moved_at if p[0] != seat), (seat, self.version))
         table = _evolve(self, match=match, moved_at=moved, log=(*self.log, (seat, move, text)),
                         ended_at=self.version if match.deal_over else self.ended_at)
         return table.hand_back(a.get("hand_back") or ())
