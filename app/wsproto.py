@@ -344,12 +344,6 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         return data
 
     # ---- frames received -----------------------------------------------------------
-    def data_received(self, data: bytes) -> None:
-        """As uvicorn's; the time is noted: the client was alive then
-        (:meth:`send_keepalive_ping`)."""
-        self.heard_at = self.loop.time()
-        super().data_received(data)
-
     @property
     def _queue(self) -> LeanQueue[Any]:
         return cast(LeanQueue[Any], self.queue)
@@ -432,7 +426,10 @@ class LeanProtocol(WebSocketsSansIOProtocol):
 
     def handle_events(self) -> None:
         """As uvicorn's, and the list of events websockets gave is kept for
-        its next ones (it makes a new one at every read otherwise)."""
+        its next ones (it makes a new one at every read otherwise). uvicorn
+        calls it for every read, so the time is noted here: the client was
+        alive then (:meth:`send_keepalive_ping`)."""
+        self.heard_at = self.loop.time()
         events = self.conn.events
         super().handle_events()
         if not self.conn.events and self.conn.events is not events:
