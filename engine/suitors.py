@@ -124,7 +124,17 @@ class Board:
             g.square(width - 1, height - 1), g.square(0, height - 1),
         )
         self.near_queen = frozenset(g.neighbours(self.queen))
-        self.nbrs: tuple[tuple[int, ...], ...] = tuple(g.neighbours(i) for i in range(g.size))
+        # Masks for flood fills over squares as bits: a shift by one square
+        # east lands outside the first column, west outside the last.
+        self.every = (1 << g.size) - 1
+        self.not_first_column = self.every & ~sum(1 << g.square(0, r) for r in range(height))
+        self.not_last_column = self.every & ~sum(1 << g.square(width - 1, r) for r in range(height))
+        # _octets[k][v]: the squares 8k.. 8k+7 whose bits are set in v
+        self._octets = tuple(
+            tuple(tuple(8 * k + i for i in range(8) if v >> i & 1) for v in range(256))
+            for k in range((g.size + 7) // 8)
+        )
+
         self.reveal_name = tuple(REVEAL + n for n in self.names)
         # rays[p][d]: the ray from p in direction d (possibly empty)
         self.rays: tuple[tuple[Ray, ...], ...] = tuple(
@@ -148,6 +158,15 @@ class Board:
                     line = (p, *(sq for sq, _ in ray[: k + 1]))
                     self.parse[text] = Step(_JUMP, line, slice(p, stop, d), tuple(sorted(line)),
                                             frozenset(line))
+
+    def squares_of(self, bits: int) -> tuple[int, ...]:
+        """The squares whose bits are set in ``bits``, in square order."""
+        out: tuple[int, ...] = ()
+        for table in self._octets:
+            if bits & 255:
+                out += table[bits & 255]
+            bits >>= 8
+        return out
 
     def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
         return _board, (self.width, self.height)
@@ -176,7 +195,7 @@ FACE_DOWN: dict[str, str] = {c: sys.intern(c.lower()) for c in _DECK_47}
 FACE_UP: dict[str, str] = {down: c for c, down in FACE_DOWN.items()}
 """A face-down token → the card turned up (the deck's own string)."""
 _SORTED_DECK = {v: tuple(sorted(d)) for v, d in DECKS.items()}
-_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "moves")
+_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "up", "moves")
 """Derived data of a state that depends only on what every seat sees (the
 face-up cards, the locks, the turn): a determinized state shares it."""
 
@@ -359,6 +378,12 @@ class SuitorsState:
         :meth:`region_at`."""
         return []
 
+    @cached
+    def up(self) -> int:
+        """The face-up squares as bits (bit ``i`` for square ``i``): a move
+        hands them on (a reveal adds its square)."""
+        return _bits([sq for sq, c in enumerate(self.cells) if not c.islower()])
+
     def region_at(self, start: int) -> Region:
         """The region of face-up squares joined to the face-up square ``start``
         by orthogonal paths of face-up squares (ruling 3), with the face-down
@@ -366,23 +391,22 @@ class SuitorsState:
         for r in self.regions:
             if r.members >> start & 1:
                 return r
-        cells = self.cells
-        nbrs = self.board.nbrs
-        found = [start]
-        seen = {start}
-        down = []
-        for sq in found:
-            for nb in nbrs[sq]:
-                if nb not in seen:
-                    seen.add(nb)
-                    if cells[nb].islower():
-                        down.append(nb)
-                    else:
-                        found.append(nb)
-        down.sort()
-        names = self.board.reveal_name
-        r = Region(tuple(sorted(found)), _bits(found), tuple(down), _bits(down),
-                   tuple(names[sq] for sq in down))
+        b = self.board
+        up = self.up
+        east, west, w = b.not_first_column, b.not_last_column, b.width
+        members = 1 << start
+        while True:  # flood fill, one step in every direction at a time
+            more = (members | (members << 1 & east) | (members >> 1 & west)
+                    | members << w | members >> w) & up
+            if more == members:
+                break
+            members = more
+        near = (members << 1 & east) | (members >> 1 & west) | members << w | members >> w
+        down = near & b.every & ~up
+        names = b.reveal_name
+        revealable = b.squares_of(down)
+        r = Region(b.squares_of(members), members, revealable, down,
+                   tuple([names[sq] for sq in revealable]))
         self.regions.append(r)
         return r
 
@@ -514,6 +538,7 @@ class Suitors(Game[SuitorsState]):
                 oldest = turns - (n - 1)
                 moved = tuple([e for e in moved if e[1] >= oldest])
         regions = state.regions
+        up = state.__dict__.get("up")
         winner = None
         if step is None or step.kind == _REVEAL:
             locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
@@ -527,6 +552,8 @@ class Suitors(Game[SuitorsState]):
                 listed[sq] = FACE_UP[listed[sq]]
                 cells = tuple(listed)
                 regions = [r for r in regions if not r.down >> sq & 1]
+                if up is not None:
+                    up |= 1 << sq
                 passes = 0
                 over = turns >= MAX_TURNS
         else:
@@ -563,6 +590,8 @@ class Suitors(Game[SuitorsState]):
             "board": b, "mover": state.seats[turn], "winner": winner, "over": over,
             "locked": locked, "regions": regions,
         })
+        if up is not None:
+            new.__dict__["up"] = up
         return new
 
     def move_structure(self, state: SuitorsState, seat: str, move: str) -> dict[str, JSON]:
