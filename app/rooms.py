@@ -83,6 +83,7 @@ from app.storage.base import (
     Storage,
     StorageConflict,
     StorageError,
+    StorageUnknown,
     StoredRoom,
     resolve,
 )
@@ -107,6 +108,8 @@ RoomError = FrameError
 
 UNAVAILABLE = ("the server could not save this just now, so nothing was changed: try again in a"
                " moment")
+UNKNOWN = ("the server could not confirm that this was saved: if it was, everyone will see it"
+           " shortly; if not, nothing was changed and you may try again")
 
 PASS = "pass"
 """The pass, in the notation of every game that has one (``docs/notation.md``)."""
@@ -602,7 +605,7 @@ class Room:
                 return
             if conflict and table is not None:
                 raise Conflict(table.version)
-            raise RoomError("unavailable", UNAVAILABLE)
+            raise RoomError("unavailable", UNKNOWN if isinstance(error, StorageUnknown) else UNAVAILABLE)
         if table is None:
             then()
             return

@@ -13,6 +13,7 @@ from app.storage.base import (
     Storage,
     StorageConflict,
     StorageError,
+    StorageUnknown,
     StoredRoom,
 )
 from app.storage.memory import MemoryStorage
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
     from app.settings import Settings
 
 __all__ = ["Entry", "MatchRef", "MemoryStorage", "Note", "RoomMeta", "SqliteStorage", "Storage",
-           "StorageConflict",
-           "StorageError", "StoredRoom", "make_storage"]
+           "StorageConflict", "StorageError", "StorageUnknown", "StoredRoom", "make_storage"]
 
 
 def make_storage(settings: Settings) -> Storage:

@@ -53,6 +53,13 @@ class StorageConflict(StorageError):
     process (or a bug) has written that version already."""
 
 
+class StorageUnknown(StorageError):
+    """A write whose outcome could not be learnt: it may or may not have
+    been saved (Redis sent no answer, and could not be asked since). A
+    write that was carried out after all is announced on the bus like any
+    other, so the room catches up with it."""
+
+
 @dataclass(frozen=True, slots=True)
 class RoomMeta:
     """What the server knows of a stored room without rebuilding it.

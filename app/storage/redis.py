@@ -15,6 +15,8 @@ Keys, under a prefix (``CARDBOARD_REDIS_PREFIX``, ``cb:`` by default):
 ``room:{id}:notes:{kind}``     list: its last :data:`NOTES_KEPT` notes of that
                                kind (chat, the spectators' mute), each
                                ``"{at} {data JSON}"``
+``room:{id}:fence``            set: SHA-1s of entries given up on (below);
+                               expires a day after the last one
 =============================  ================================================
 
 An append is one Lua script, so it is atomic: it adds the entry only if its
@@ -24,6 +26,16 @@ same script updates the meta and **publishes** ``"c {room} {version}"`` on
 the bus channel (``{prefix}bus``, :mod:`app.bus`): a commit is stored and
 announced in one step, so no process can die between the two. Only ids and
 versions are published; the entries (seeds, hidden cards) stay in Redis.
+
+An append whose answer never came (a time-out: Redis was slow or paused)
+may still be carried out later, when Redis reads the command it had been
+sent. The outcome is settled before anyone is told: a second script either
+finds the entry in the record (it was saved: the action goes on as applied)
+or puts the entry's SHA-1 in the room's fence set, which makes every copy of
+that append still on its way a no-op (it was not saved, and never will be:
+``unavailable`` then tells the truth). If even that cannot reach Redis
+within :data:`SETTLE_SECONDS`, the outcome is unknown
+(:class:`app.storage.base.StorageUnknown`).
 
 Durability is Redis's: with ``appendonly yes`` and ``appendfsync everysec``
 a crash of Redis itself can lose the last second of writes (a clean restart
@@ -54,6 +66,7 @@ from app.storage.base import (
     RoomMeta,
     StorageConflict,
     StorageError,
+    StorageUnknown,
     StoredRoom,
     match_index,
 )
@@ -62,6 +75,13 @@ log = logging.getLogger(__name__)
 
 SOCKET_SECONDS = 2.0
 """A Redis command that has not answered in this long fails (``unavailable``)."""
+
+SETTLE_SECONDS = 20.0
+"""How long an append whose answer timed out keeps trying to learn its
+outcome (see the module's docstring) before it is reported unknown."""
+
+FENCE_SECONDS = 86400
+"""How long a room's fence set is kept after its last entry."""
 
 CONNECTIONS = 64
 """Connections to Redis one process opens at most; a command waits (up to
@@ -109,6 +129,7 @@ return 1
 id, entry, match id ('' for none), then the meta's field/value pairs."""
 
 _APPEND = _INDEX + """
+if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[3])) == 1 then return -3 end
 if redis.call('HGET', KEYS[1], 'closed') ~= '0' then return -1 end
 local n = redis.call('LLEN', KEYS[2])
 if n ~= tonumber(ARGV[2]) then return n end
@@ -122,9 +143,20 @@ redis.call('PUBLISH', KEYS[4], 'c ' .. ARGV[1] .. ' ' .. ARGV[2])
 return -2
 """
 """KEYS: meta, log, active, bus channel, the room's matches, the matches
-hash; ARGV: id, version, entry, updated, phase, finished ('' for none),
-computer_only, match id ('' for none). Returns -2 when appended, -1 for a
-closed or missing room, else the record's length (a conflict)."""
+hash, the room's fence; ARGV: id, version, entry, updated, phase, finished
+('' for none), computer_only, match id ('' for none). Returns -2 when
+appended, -1 for a closed or missing room, -3 for an entry given up on
+(fenced), else the record's length (a conflict)."""
+
+_SETTLE = """
+if redis.call('LINDEX', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+redis.call('SADD', KEYS[2], redis.sha1hex(ARGV[2]))
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 0
+"""
+"""KEYS: the room's log, its fence; ARGV: version, entry, seconds to keep the
+fence. 1 if the entry is in the record at that version (it was saved), else
+0: its SHA-1 is fenced, so that the append, wherever it is, never lands."""
 
 _TOUCH = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -163,6 +195,15 @@ seats (the presence hashes of :mod:`app.presence`), the room's matches, the
 matches hash and the room's note kinds; ARGV: id, keep a finished match
 ended at or after this time. A room with connections open on any process is
 left alone (0); returns 1 if kept as history, 2 if deleted."""
+
+
+def _never_sent(exc: RedisError) -> bool:
+    """True if ``exc`` says no connection could be had (refused, or none free
+    in the pool), so the command was never sent. (After redis-py's one retry
+    this is the retry's failure: a first attempt that timed out and was then
+    carried out by a Redis that died before answering is not seen.)"""
+    text = str(exc)
+    return "connecting to" in text or "No connection available" in text
 
 
 def _text(value: Any) -> str:
@@ -221,6 +262,7 @@ class RedisStorage:
         self._touch = self.client.register_script(_TOUCH)
         self._close = self.client.register_script(_CLOSE)
         self._note = self.client.register_script(_NOTE)
+        self._settle = self.client.register_script(_SETTLE)
         self._writes: set[asyncio.Future[None]] = set()
 
     def key(self, *parts: str) -> str:
@@ -283,20 +325,59 @@ class RedisStorage:
 
     async def _do_append(self, meta: RoomMeta, entry: Entry) -> None:
         meta_key, log_key = self._room_keys(meta.id)
+        text = entry_text(entry)
         try:
             result = await self._append(
                 keys=[meta_key, log_key, self.key("rooms", "active"), self.channel,
-                      *self._match_keys(meta.id)],
-                args=[meta.id, entry.version, entry_text(entry), _text(meta.updated), meta.phase,
+                      *self._match_keys(meta.id), self._fence_key(meta.id)],
+                args=[meta.id, entry.version, text, _text(meta.updated), meta.phase,
                       _text(meta.finished), _text(meta.computer_only),
                       await self._match_of(meta.id, entry)])
+        except (RedisTimeoutError, RedisConnectionError) as exc:
+            # Unless it never left (no connection), the script may have been
+            # sent: learn whether it was carried out.
+            if not _never_sent(exc) and await self._settle_append(meta.id, entry.version, text, exc):
+                return
+            raise self._error(exc) from None
         except RedisError as exc:
             raise self._error(exc) from None
         if result == -1:
             raise StorageConflict(f"room {meta.id} is closed or gone")
+        if result == -3:
+            raise StorageError(f"room {meta.id}: version {entry.version} was given up on")
         if result != -2:
             raise StorageConflict(f"room {meta.id}: version {entry.version} does not follow the stored"
                                   f" record (at version {int(result) - 1})")
+
+    def _fence_key(self, room_id: str) -> str:
+        return self.key("room", room_id, "fence")
+
+    async def _settle_append(self, room_id: str, version: int, text: str, failure: RedisError
+                             ) -> bool:
+        """The outcome of an append of ``text`` at ``version`` whose answer did
+        not come (``failure``): ``True`` if it is in the record, ``False`` if
+        it is not and now never will be (fenced). Tries for
+        :data:`SETTLE_SECONDS`; raises :class:`StorageUnknown` if Redis did
+        not answer in that time."""
+        log_key = self._room_keys(room_id)[1]
+        deadline = asyncio.get_running_loop().time() + SETTLE_SECONDS
+        pause = 0.1
+        while True:
+            try:
+                saved = await self._settle(keys=[log_key, self._fence_key(room_id)],
+                                           args=[version, text, FENCE_SECONDS])
+            except RedisError as exc:
+                failure = exc
+                if asyncio.get_running_loop().time() + pause > deadline:
+                    raise StorageUnknown(
+                        f"redis at {self._where()}: version {version} of room {room_id} may or may not"
+                        f" have been saved: {failure}") from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
+                continue
+            log.warning("room %s: version %s %s after redis did not answer (%s)", room_id, version,
+                        "was saved" if saved else "was not saved, and is fenced off", failure)
+            return bool(saved)
 
     def note(self, room_id: str, note: Note) -> Pending:
         return self._spawn(self._do_note(room_id, note))

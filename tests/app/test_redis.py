@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.exceptions import RedisError
 from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
 
 from app.lobby import Lobby
@@ -656,6 +659,64 @@ def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: 
             waits = [await buses[k % 2].creation_wait("10.0.0.1") for k in range(3)]
             assert waits[:2] == [0.0, 0.0] and waits[2] is not None and waits[2] > 3000
             assert await buses[1].creation_wait("10.0.0.2") == 0.0
+            await store.close()
+
+        asyncio.run(main())
+
+
+def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_path: Path) -> None:
+    """Redis paused (SIGSTOP) while an append is on its way: the append times
+    out, but Redis may still carry it out once it reads the command again.
+    The storage learns the outcome before it answers, so what it says holds:
+    saved means the entry is in the record, a failure means it is not and
+    never will be (a later copy of the append is fenced off). An entry given
+    up on is refused if it comes again; another at that version is taken."""
+    from app.storage import StorageError
+    from app.storage.base import Entry, RoomMeta
+    from app.storage.redis import RedisStorage, entry_text
+
+    with redis_server(tmp_path) as redis:
+        assert redis.proc is not None
+        pid = redis.proc.pid
+
+        async def main() -> None:
+            store = RedisStorage(redis.url)
+            await store.open()
+            now = time.time()
+
+            def meta(version: int) -> RoomMeta:
+                return RoomMeta("pausedrm", "get-stuck", now, now, now, version, "playing")
+
+            async def versions() -> list[int]:
+                stored = await store.load("pausedrm")
+                assert stored is not None
+                return [e.version for e in stored.entries]
+
+            await store.create(meta(0), Entry(0, now, {"t": "create", "id": "x", "match": "m"}))
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                write = asyncio.ensure_future(store.append(meta(1), Entry(1, now, {"t": "next_deal"})))
+                await asyncio.sleep(5)  # past the time-out and its one retry
+                assert not write.done()  # still settling: nobody has been told anything
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            try:
+                await write
+                saved = True
+            except StorageError:
+                saved = False
+            await asyncio.sleep(0.5)  # any copy of the append still on its way has arrived
+            assert await versions() == ([0, 1] if saved else [0])
+            # Given up on: the same entry is refused when it comes again, and
+            # another at that version is taken.
+            late = Entry(len(await versions()), now + 1, {"t": "leave"})
+            assert not await store._settle_append("pausedrm", late.version, entry_text(late),
+                                                  RedisError("test"))
+            with pytest.raises(StorageError, match="given up"):
+                await store.append(meta(late.version), late)
+            other = Entry(late.version, now + 2, {"t": "leave"})
+            await store.append(meta(late.version), other)
+            assert (await versions())[-1] == late.version
             await store.close()
 
         asyncio.run(main())
