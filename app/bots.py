@@ -62,6 +62,7 @@ import logging
 import multiprocessing
 import os
 import random
+import signal
 import threading
 import time
 import weakref
@@ -135,8 +136,12 @@ class LocalLeases:
 
 def _worker_start(server: int) -> None:
     """In each worker process: think at a lower priority than the server
-    (process ``server``), and end as soon as the server has gone, however it
-    ended (uvicorn ends on the signal it caught, skipping exit handlers)."""
+    (process ``server``), leave Ctrl-C to the server (a terminal sends SIGINT
+    to the whole process group: the server shuts down and the workers with
+    it, and no worker prints a ``KeyboardInterrupt`` traceback), and end as
+    soon as the server has gone, however it ended (uvicorn ends on the signal
+    it caught, skipping exit handlers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(5)
     threading.Thread(target=_end_with, args=(server,), name="orphan-watch", daemon=True).start()

@@ -35,8 +35,9 @@ class Server:
     port stays the same."""
 
     def __init__(self, env: dict[str, str], log: Path, port: int | None = None,
-                 log_level: str = "warning") -> None:
+                 log_level: str = "warning", group: bool = False) -> None:
         self.env = {**os.environ, **env}
+        self.group = group  # a process group of its own, as a terminal's job
         self.log = log
         self.port = port or free_port()
         self.log_level = log_level
@@ -66,7 +67,8 @@ class Server:
                 [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
                  "--port", str(self.port), "--log-level", self.log_level, "--no-access-log",
                  *UVICORN_FLAGS],
-                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
+                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=self.group)
         self.starts += 1
         while True:
             try:
@@ -100,6 +102,21 @@ class Server:
             return proc.wait(timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+            return -9
+
+    def interrupt(self, timeout: float = 30.0) -> int:
+        """Ctrl-C as a terminal sends it: SIGINT to the server's whole process
+        group (the server made with ``group=True``, and its worker
+        processes); waits for the exit and returns its status (``kill -9``
+        after ``timeout`` seconds, then -9)."""
+        proc, self.proc = self.proc, None
+        assert proc is not None and self.group, "the server is not running in a group of its own"
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            return proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             return -9
 

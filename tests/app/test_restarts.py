@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import random
+import signal
 import sqlite3
 import sys
 import time
@@ -561,3 +562,26 @@ def test_kill_and_restart_while_playing_every_game(tmp_path: Path) -> None:
     with server:
         kills, terms = asyncio.run(main())
     assert kills >= KILLS and terms >= TERMS
+
+
+def test_ctrl_c_stops_the_server_and_its_thinking_processes_without_a_traceback(tmp_path: Path) -> None:
+    """Ctrl-C on ``make run`` reaches the server and its computer players'
+    worker processes at once (one process group): the server shuts down
+    cleanly and no worker prints a ``KeyboardInterrupt`` traceback."""
+    database = tmp_path / "rooms.db"
+    log = tmp_path / "server.log"
+    server = Server({"CARDBOARD_DATABASE": str(database), "CARDBOARD_BOT_PAUSE": "0",
+                     "CARDBOARD_BOT_SECONDS": "0.05", "CARDBOARD_BOT_WORKERS": "2"},
+                    log, log_level="info", group=True)
+    with server:
+        server.start()
+        room = post(server.base, {"game": "romeo-and-juliet", "bots": {"level": "strong", "seats": "all"}})
+        deadline = time.monotonic() + 60
+        while len(record(database, room["room"])) < 6:  # the workers have thought
+            assert time.monotonic() < deadline, server.tail()
+            time.sleep(0.1)
+        status = server.interrupt()
+    text = log.read_text(errors="replace")
+    assert status in (0, -signal.SIGINT), text[-3000:]
+    assert SHUTDOWN_DONE in text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
