@@ -252,7 +252,10 @@ class _GetStuckBase(Game[GetStuckState]):
 
     def describe(self, state: GetStuckState, seat: str, move: str) -> str:
         if move == PASS:
-            return f"{SEAT_TITLE.get(seat, seat)} is stuck and turns the indicator face down"
+            who = SEAT_TITLE.get(seat, seat)
+            if state.indicators and seat in FOUR_SEATS and not state.indicators[FOUR_SEATS.index(seat)]:
+                return f"{who} is still stuck: the indicator stays face down"  # ruling 4
+            return f"{who} is stuck and turns the indicator face down"
         i = INDEX.get(move)
         if i is None:
             return move

@@ -10,9 +10,10 @@ const MAX = 300;
 /**
  * The chat panel in `box` (holding `#chat-list`, `#chat-form`, `#chat-text`,
  * `#chat-note` and `#chat-mute`). `send(frame)` sends a frame; `who(seat)`
- * names a seat for people. Returns `{ reset(), add(message), update(state) }`:
- * `reset` empties the list (a new connection is sent the last messages
- * again), `add` shows one `chat` frame, `update` follows a state.
+ * names a seat for people. Returns `{ reset(), add(message), update(state),
+ * relabel() }`: `reset` empties the list (a new connection is sent the last
+ * messages again), `add` shows one `chat` frame, `update` follows a state,
+ * `relabel` names the senders again (once `who` knows the game's seat names).
  */
 export function chatPanel({ box, send, who }) {
   const $ = (sel) => box.querySelector(sel);
@@ -38,11 +39,14 @@ export function chatPanel({ box, send, who }) {
     return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
   }
 
+  const sender = (m) => (m.seat ? who(m.seat, m.from) : `${m.from || "A spectator"} (watching)`);
+  const sent = new WeakMap();  // list item → its chat frame
+
   function add(m) {
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
-    const from = m.seat ? who(m.seat, m.from) : `${m.from || "A spectator"} (watching)`;
     const item = el("li", m.seat ? "chat-msg" : "chat-msg chat-spectator");
-    item.append(el("span", "chat-from", from), " ", el("span", "chat-text", m.text), " ",
+    sent.set(item, m);
+    item.append(el("span", "chat-from", sender(m)), " ", el("span", "chat-text", m.text), " ",
       el("time", "chat-at", time(m.at)));
     item.querySelector("time").dateTime = new Date(m.at * 1000).toISOString();
     list.append(item);
@@ -69,5 +73,11 @@ export function chatPanel({ box, send, who }) {
     reset() { list.replaceChildren(); box.dataset.count = "0"; },
     add,
     update,
+    relabel() {
+      for (const item of list.children) {
+        const m = sent.get(item);
+        if (m) item.querySelector(".chat-from").textContent = sender(m);
+      }
+    },
   };
 }

@@ -34,3 +34,13 @@ export function cancelHint() { return touchScreen() ? "Tap elsewhere to cancel."
 
 /** True when the user asks for reduced motion: skip the animations. */
 export function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
+
+/** A seat holder's name with `label` (the seat, side or Jack) in brackets:
+ * "Ann (North)". A computer player's name already ends with its level in
+ * brackets ("Ada (strong)"): the label joins it, "Ada (strong, North)",
+ * rather than a second pair. `s` is the seat's entry of `view.seats`. */
+export function nameWith(s, label) {
+  const suffix = s.kind === "computer" && s.level ? ` (${s.level})` : "";
+  if (suffix && s.name.endsWith(suffix)) return `${s.name.slice(0, -suffix.length)} (${s.level}, ${label})`;
+  return `${s.name} (${label})`;
+}

@@ -12,6 +12,7 @@ import { turnAlerts } from "/static/js/alerts.js";
 import { chatPanel } from "/static/js/chat.js";
 import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
+import { nameWith } from "./dom.js";
 import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
 
 const root = document.getElementById("room");
@@ -75,7 +76,7 @@ function who(seat) {
   const s = seatInfo(seat);
   const label = seatLabel(seat);
   if (state.you === seat) return `You (${label})`;
-  return s && s.name ? `${s.name} (${label})` : label;
+  return s && s.name ? nameWith(s, label) : label;
 }
 function sideName(side) {
   const s = state.view.sides.find((x) => x.side === side);
@@ -413,12 +414,14 @@ function forcedPass() {
   return state.view.room_options.auto_pass && state.moves.length === 1 && state.moves[0].kind === "pass";
 }
 
-/** "2 of 4 ready · waiting for Bob (East)", between deals. */
+const AND = new Intl.ListFormat("en", { style: "long", type: "conjunction" });
+
+/** "2 of 4 ready · waiting for you and Bob (East)", between deals. */
 function readyLine() {
   const r = state.view.ready;
   if (!r) return "";
   const held = r.ready.length + r.missing.length + r.away.length;
-  const names = (seats) => seats.map((s) => (s === state.you ? "you" : who(s))).join(", ");
+  const names = (seats) => AND.format(seats.map((s) => (s === state.you ? "you" : who(s))));
   let line = `${r.ready.length} of ${held} ready`;
   if (r.missing.length) line += ` · waiting for ${names(r.missing)}`;
   if (r.away.length) line += ` · not waiting for ${names(r.away)} (away)`;
@@ -720,6 +723,7 @@ els.seatLink.addEventListener("click", () => seatDialog.open());
 
 import(`/static/js/games/${BOARD}.js`).then((mod) => {
   renderer = mod;
+  chat.relabel();  // messages that came before the board knew its seats' names
   if (state) render();
 }).catch((e) => {
   toast(`Could not load the board ${BOARD}: ${e}`, "error");

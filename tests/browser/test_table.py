@@ -319,8 +319,12 @@ def test_tap_sizes_at_360_px(server: str, browser: Browser, contexts: list[Brows
                            timeout=20_000)
     widths: list[float] = page.evaluate(
         "sel => [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect().width)", TAPPABLE)
-    assert min(widths) >= 36, (game, options, sorted(widths)[:3])
-    # The page never scrolls sideways (the Big board scrolls within its frame).
+    # At least 36 px a card; the Big board's eleven columns all fit the
+    # screen instead (hidden columns were missed by players), at about 29 px,
+    # above the 24 px that WCAG 2.5.8 asks of a target.
+    least = 28 if options.get("variant") == "big" else 36
+    assert min(widths) >= least, (game, options, sorted(widths)[:3])
+    # The page never scrolls sideways.
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     # Touch wording: no "Esc", no "click".
     words = page.locator("#room").inner_text()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -402,6 +403,9 @@ def test_four_pass_only_when_stuck_and_the_indicator_goes_down() -> None:
     assert FOUR.to_move(passed) == ("E",)
     assert FOUR.view(passed, None)["indicators"]["N"] is False
     assert FOUR.describe(s, "N", "pass") == "North is stuck and turns the indicator face down"
+    # Stuck again on a later turn: the indicator is down already and stays so.
+    again = replace(s, indicators=(False, True, True, True))
+    assert FOUR.describe(again, "N", "pass") == "North is still stuck: the indicator stays face down"
     with pytest.raises(IllegalMove, match="you cannot pass while you have a legal move"):
         FOUR.apply(passed, "E", "pass")
     assert FOUR.legal_moves(passed, "E") == ("c3",)

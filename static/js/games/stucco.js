@@ -7,7 +7,7 @@
 // is the score line the server sends, drawn as its formula.
 
 import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
-import { clickWord, el, reduceMotion } from "../dom.js";
+import { clickWord, el, nameWith, reduceMotion } from "../dom.js";
 
 const NAMES = { north: "North", south: "South" };
 const OTHER = { north: "south", south: "north" };
@@ -15,16 +15,11 @@ const OTHER = { north: "south", south: "north" };
 /** The seat drawn at the bottom: your own, else south. */
 function bottomSeat(state) { return state.you || "south"; }
 
-function seatName(state, seat) {
-  const s = state.view.seats.find((x) => x.seat === seat);
-  return s && s.name ? s.name : null;
-}
-
 /** "You", or "Ann (North)", or "North". */
 function who(state, seat) {
   if (state.you === seat) return "You";
-  const n = seatName(state, seat);
-  return n ? `${n} (${NAMES[seat]})` : NAMES[seat];
+  const s = state.view.seats.find((x) => x.seat === seat);
+  return s && s.name ? nameWith(s, NAMES[seat]) : NAMES[seat];
 }
 
 /** "you", or "North". */

@@ -13,7 +13,7 @@
 // jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { cancelHint, clickWord, el, reduceMotion } from "../dom.js";
+import { cancelHint, clickWord, el, nameWith, reduceMotion } from "../dom.js";
 import { gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 /** The squares a move is clicked on: a reveal its card; a jump its Jumper,
@@ -76,7 +76,7 @@ export function seatLabel(seat, state) {
 export function sideLabel(side, state) {
   const s = seatInfo(state, side);
   if (state.you === side) return `You (${pretty(side)})`;
-  return s && s.name ? `${s.name} (${pretty(side)})` : pretty(side);
+  return s && s.name ? nameWith(s, pretty(side)) : pretty(side);
 }
 
 export function passLabel() { return "Pass (no legal move)"; }
