@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import fcntl
 import logging
 import os
 import queue
@@ -222,6 +223,11 @@ def _meta(row: tuple[Any, ...]) -> RoomMeta:
                     bool(closed), bool(computer_only))
 
 
+_CLAIMS: dict[str, list[int]] = {}
+"""Lock files this process holds: path → [descriptor, stores using it]."""
+_CLAIMS_LOCK = threading.Lock()
+
+
 class SqliteStorage:
     """:class:`app.storage.base.Storage` in the SQLite file at ``path`` (its
     directory is made if missing), written with SQLite's ``synchronous``
@@ -248,6 +254,48 @@ class SqliteStorage:
         """Transactions committed so far (each may hold many writes)."""
         self.holds = 0
         """Times the loop's commits were held for a checkpoint to finish."""
+        self._lock: str | None = None  # the lock file held (see _claim)
+
+    def _claim(self) -> None:
+        """Hold ``<file>.lock`` (an exclusive ``flock``) while open: a second
+        server process on the same file (``--workers 2``, or two servers with
+        one ``CARDBOARD_DATABASE``) would serve rooms the other has moved on,
+        so it refuses to start. The lock goes with the process, however it
+        ends; stores of one process share it. Raises :class:`StorageError` if
+        another process holds it; a lock file that cannot be made (a
+        read-only directory) is skipped, and opening the database says what
+        is wrong."""
+        key = os.path.realpath(f"{self.path}.lock")
+        with _CLAIMS_LOCK:
+            held = _CLAIMS.get(key)
+            if held is not None:
+                held[1] += 1
+                self._lock = key
+                return
+            try:
+                fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise StorageError(
+                    f"the database {str(self.path)!r} is in use by another server process: run one"
+                    " process per SQLite file, or set CARDBOARD_REDIS_URL to run several") from None
+            _CLAIMS[key] = [fd, 1]
+            self._lock = key
+
+    def _unclaim(self) -> None:
+        key, self._lock = self._lock, None
+        if key is None:
+            return
+        with _CLAIMS_LOCK:
+            held = _CLAIMS[key]
+            held[1] -= 1
+            if held[1] == 0:
+                del _CLAIMS[key]
+                os.close(held[0])  # and the lock with it
 
     # ---- the sync thread and the loop's connection -----------------------------------------
     async def open(self) -> None:
@@ -256,6 +304,10 @@ class SqliteStorage:
         :class:`StorageError` if the file cannot be used."""
         if self._thread is not None:
             return
+        if str(self.path) != ":memory:":
+            with contextlib.suppress(OSError):  # if it cannot be made, opening says why
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._claim()
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._thread = threading.Thread(target=self._run, args=(ready,), name="sqlite-sync",
                                         daemon=True)
@@ -273,6 +325,7 @@ class SqliteStorage:
             self._queue.put(_STOP)
             self._thread.join()
             self._thread = None
+            self._unclaim()
             raise
 
     def _open_connection(self) -> sqlite3.Connection:
@@ -576,6 +629,7 @@ class SqliteStorage:
             self._flush()
             self._queue.put(_STOP)
             await asyncio.to_thread(thread.join)
+        self._unclaim()
 
     # ---- the interface --------------------------------------------------------------------
     def create(self, meta: RoomMeta, first: Entry) -> Pending:

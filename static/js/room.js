@@ -414,7 +414,7 @@ function forcedPass() {
   return state.view.room_options.auto_pass && state.moves.length === 1 && state.moves[0].kind === "pass";
 }
 
-const AND = new Intl.ListFormat("en", { style: "long", type: "conjunction" });
+const AND = new Intl.ListFormat("en", { type: "conjunction" });  // "you and Bob", "A, B, and C"
 
 /** "2 of 4 ready · waiting for you and Bob (East)", between deals. */
 function readyLine() {

@@ -585,3 +585,21 @@ def test_ctrl_c_stops_the_server_and_its_thinking_processes_without_a_traceback(
     assert status in (0, -signal.SIGINT), text[-3000:]
     assert SHUTDOWN_DONE in text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+
+
+def test_a_second_server_process_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path) -> None:
+    """Two processes on one SQLite file (``--workers 2`` without Redis) would
+    each serve rooms the other has moved on: the second refuses to start and
+    says why; once the first is killed (-9), a new one starts on the file."""
+    env = {"CARDBOARD_DATABASE": str(tmp_path / "rooms.db")}
+    first = Server(env, tmp_path / "first.log")
+    second = Server(env, tmp_path / "second.log")
+    with first, second:
+        first.start()
+        with pytest.raises(RuntimeError, match="in use by another server process"):
+            second.start(timeout=30)
+        assert "CARDBOARD_REDIS_URL" in second.tail()
+        first.kill()
+        second.start()
+        room = post(second.base, {"game": "get-stuck"})
+        assert record(tmp_path / "rooms.db", room["room"])[0]["t"] == "create"
