@@ -21,11 +21,13 @@ seed before the match is over, nothing of a deal in play.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from app.lobby import ROOM_ID, Lobby, Unavailable
 from app.protocol import (
@@ -50,6 +52,14 @@ log = logging.getLogger(__name__)
 MAX_RECORD_CHARS = 500_000
 """The longest record text :func:`read` accepts, in characters (the body
 that carries it is limited too: ``app.limits.MAX_RECORD_BYTES``)."""
+
+REVIEW_THREADS = 2
+"""Records read, replayed or turned into reviews at once, each in a thread
+off the event loop (:meth:`History.work`): a review of a long record takes
+tens of milliseconds or more, and the rooms' play must not wait for it. The
+others wait their turn."""
+
+T = TypeVar("T")
 
 CACHED_MATCHES = 64
 """Finished matches kept replayed in memory (they never change)."""
@@ -131,6 +141,14 @@ class History:
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
         self._cache: OrderedDict[str, Reviewed] = OrderedDict()
+        self._slots = asyncio.Semaphore(REVIEW_THREADS)
+
+    async def work(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a thread, at most :data:`REVIEW_THREADS` at once:
+        for reading, replaying and reviewing records, which would otherwise
+        hold up every room of the server while they run."""
+        async with self._slots:
+            return await asyncio.to_thread(fn, *args)
 
     async def room(self, room_id: str) -> Reviewed | None:
         """The record of the match in play in room ``room_id`` (the room's
@@ -138,7 +156,7 @@ class History:
         room. Raises :class:`app.lobby.Unavailable` if the storage fails."""
         live = await self.lobby.room(room_id)
         if live is not None:
-            return reviewed(live.table)
+            return await self.work(reviewed, live.table)
         if not ROOM_ID.fullmatch(room_id):
             return None
         try:
@@ -147,8 +165,8 @@ class History:
             raise Unavailable(str(exc)) from None
         if stored is None:
             return None
-        tables = self._tables(room_id, [e.action for e in stored.entries])
-        return reviewed(tables[-1]) if tables else None
+        tables = await self.work(self._tables, room_id, [e.action for e in stored.entries])
+        return await self.work(reviewed, tables[-1]) if tables else None
 
     async def match(self, match_id: str) -> Reviewed | None:
         """The record of the finished match with this id, or ``None`` (no
@@ -170,13 +188,13 @@ class History:
             raise Unavailable(str(exc)) from None
         if stored is None:
             return None
-        tables = self._tables(ref.room, [e.action for e in stored.entries], ref.number)
+        tables = await self.work(self._tables, ref.room, [e.action for e in stored.entries], ref.number)
         if len(tables) <= ref.number:
             return None
         table = tables[ref.number]
         if table.match_id != match_id or not table.match.over:
             return None
-        found = reviewed(table)
+        found = await self.work(reviewed, table)
         self._cache[match_id] = found
         while len(self._cache) > CACHED_MATCHES:
             self._cache.popitem(last=False)

@@ -243,7 +243,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             return storage_down()
         if found is None:
             return JSONResponse({"detail": missing}, status_code=404)
-        return answer(found)
+        return await history.work(answer, found)
 
     def deal_of(found: Reviewed, number: int) -> Response:
         record = found.record
@@ -288,21 +288,21 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     async def match_deal(match_id: str, number: int) -> Response:
         return await look_up(lambda: history.match(match_id), no_match, lambda f: deal_of(f, number))
 
-    def checked(body: RecordText) -> Reviewed | Response:
+    def checked(body: RecordText, answer: Callable[[Reviewed], Response]) -> Response:
         try:
-            return read(body.record, body.game)
+            found = read(body.record, body.game)
         except RecordError as exc:
             return JSONResponse({"detail": excerpt(str(exc))}, status_code=400)
+        return answer(found)
 
+    # A record is read and replayed off the event loop (History.work).
     @app.post("/api/records", response_model=MatchReview)
     async def record_review(body: RecordText) -> Response:
-        found = checked(body)
-        return found if isinstance(found, Response) else summary(found)
+        return await history.work(checked, body, summary)
 
     @app.post("/api/records/deals/{number}", response_model=DealReview)
     async def record_deal(body: RecordText, number: int) -> Response:
-        found = checked(body)
-        return found if isinstance(found, Response) else deal_of(found, number)
+        return await history.work(checked, body, lambda found: deal_of(found, number))
 
     # ---- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

@@ -537,3 +537,32 @@ def test_a_refusal_quotes_only_an_excerpt_of_a_bad_move(client: TestClient) -> N
     detail = refusal(client, "\n".join([*lines[:first], f"1. {seat} {'z' * 5000}", *lines[first + 1:]]))
     assert detail.startswith(f"deal 1, move 1: {seat}'s move 'zzz") and "…" in detail
     assert len(detail) <= 300
+
+
+def test_a_record_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading and replaying a posted record (up to a MiB of it) runs in a
+    thread: while one is under way, the server goes on answering. Here the
+    reading is held until the server has answered another request; on the
+    event loop it would hold that request up, and the test would fail."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import app.main
+
+    held = threading.Event()
+    reading = threading.Event()
+    real_read = app.main.read
+
+    def slow_read(text: str, game: str | None = None) -> Any:
+        reading.set()
+        assert held.wait(20), "the other request was never answered"
+        return real_read(text, game)
+
+    monkeypatch.setattr(app.main, "read", slow_read)
+    with make_client(Settings()) as client, ThreadPoolExecutor(1) as pool:
+        posted = pool.submit(client.post, "/api/records", json={"record": "not a record"})
+        assert reading.wait(20)
+        assert client.get("/healthz").status_code == 200  # answered while the record is read
+        held.set()
+        refused = posted.result(20)
+        assert refused.status_code == 400 and refused.json()["detail"]
