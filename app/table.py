@@ -193,7 +193,7 @@ def check_room_options(game: Game, raw: Mapping[str, Any]
     bad value."""
     options = game.check_options(game_options(raw))
     seed = raw.get("seed")
-    if isinstance(seed, str) and re.fullmatch(r"\d{1,19}", seed.strip()):
+    if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):  # ASCII digits, nothing else
         seed = int(seed)  # digits as text: a browser's numbers cannot hold every seed exactly
     settings = {o.name: o.check(raw[o.name]) if o.name in raw else o.default for o in ROOM_OPTIONS}
     return options, None if seed is None else SEED_OPTION.check(seed), settings
