@@ -98,6 +98,10 @@ class RecordText(BaseModel):
     game: str | None = None
 
 
+NOT_JSON = "the body must be a JSON object in UTF-8"
+"""What a request whose body is not JSON at all is told (422)."""
+
+
 class CreatedRoom(BaseModel):
     """The answer to ``POST /api/rooms``: the room id and its page; with
     ``bots``, also ``seat``, the first seat left free for the creator (absent
@@ -189,12 +193,18 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and not request.url.path.startswith("/api/"):
             return not_found(request, "There is nothing at this address.")
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            # FastAPI's answer to a body it cannot decode (not UTF-8, nested
+            # too deep): a bad body, like any other (docs/protocol.md).
+            return JSONResponse({"detail": NOT_JSON}, status_code=422)
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
                             headers=getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
+        if first.get("type") == "json_invalid":
+            return JSONResponse({"detail": NOT_JSON}, status_code=422)
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
         return JSONResponse({"detail": excerpt(f"{where}: {first['msg']}")}, status_code=422)
 

@@ -106,10 +106,13 @@ def test_create_422_names_the_problem(client: TestClient, body: dict, names: str
     assert names in r.json()["detail"]
 
 
-def test_create_not_json_is_422(client: TestClient) -> None:
-    r = client.post("/api/rooms", content=b"{nope", headers={"content-type": "application/json"})
+@pytest.mark.parametrize("body", [b"{nope", b"not json", b'{"game": "\xff\xfe"}', b"[" * 10_000])
+def test_create_not_json_is_422(client: TestClient, body: bytes) -> None:
+    """A body that is not JSON (or not UTF-8, or nested past what the parser
+    takes) is a bad body like any other: 422, saying so in words."""
+    r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 422
-    assert isinstance(r.json()["detail"], str)
+    assert r.json()["detail"] == "the body must be a JSON object in UTF-8"
 
 
 def test_max_rooms_gives_503() -> None:
