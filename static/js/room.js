@@ -263,7 +263,7 @@ const FRAME_HANDLERS = {
     // Seated: drop the "type your name" hint and bring the banner (whose turn,
     // what to do) back into view, which matters on a phone.
     els.toasts.replaceChildren();
-    els.banner.scrollIntoView({ block: "start", behavior: "smooth" });
+    els.banner.scrollIntoView({ block: "nearest", behavior: "smooth" });  // only if out of view
     if (sitAt) {
       sitAt = null;
       history.replaceState(null, "", location.pathname);

@@ -355,3 +355,31 @@ def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser,
         assert side["left"] >= table["right"], got
         assert board["width"] / cols >= (50 if cols == 7 else 68), got
         page.screenshot(path=str(artifacts / f"table-fit-{game}-desktop.png"))
+
+
+def test_a_resumed_seat_does_not_scroll_the_page(server: str, browser: Browser,
+                                                 contexts: list[BrowserContext]) -> None:
+    """Taking a seat brings the banner into view (on a phone it is above the
+    seats); a seat resumed after the connection dropped, with the banner in
+    view, leaves the page where it is (it used to scroll the header away)."""
+    made = bot_room(server, "romeo-and-juliet")
+    page = new_page(browser, contexts, viewport=PHONE, has_touch=True, is_mobile=True,
+                    scripts=(remember("Ann"),))
+    sockets: list[Any] = []
+
+    def through(ws: Any) -> None:  # every socket passes through, so that the test can cut it
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws/"), through)
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    page.wait_for_timeout(800)  # the join's smooth scroll is over
+    page.evaluate("window.scrollTo(0, 0)")
+    sockets[-1].close(code=1011, reason="cut")
+    expect(page.locator("#conn")).not_to_have_attribute("data-state", "open", timeout=15_000)
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=15_000)
+    assert len(sockets) == 2
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    page.wait_for_timeout(800)  # past the smooth scroll a join used to start
+    assert page.evaluate("window.scrollY") == 0
