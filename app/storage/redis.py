@@ -27,7 +27,7 @@ the bus channel (``{prefix}bus``, :mod:`app.bus`): a commit is stored and
 announced in one step, so no process can die between the two. Only ids and
 versions are published; the entries (seeds, hidden cards) stay in Redis.
 
-An append whose answer never came (a time-out: Redis was slow or paused)
+An append (or a creation) whose answer never came (a time-out: Redis was slow or paused)
 may still be carried out later, when Redis reads the command it had been
 sent. The outcome is settled before anyone is told: a second script either
 finds the entry in the record (it was saved: the action goes on as applied)
@@ -117,6 +117,7 @@ return 1
 ``"{at} {data JSON}"``, how many to keep. 0 if there is no such room."""
 
 _CREATE = _INDEX + """
+if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[2])) == 1 then return -3 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('RPUSH', KEYS[2], ARGV[2])
@@ -125,8 +126,10 @@ redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'updated'), ARGV[1])
 index(KEYS[5], KEYS[6], ARGV[1], ARGV[3])
 return 1
 """
-"""KEYS: meta, log, open, active, the room's matches, the matches hash; ARGV:
-id, entry, match id ('' for none), then the meta's field/value pairs."""
+"""KEYS: meta, log, open, active, the room's matches, the matches hash, the
+room's fence; ARGV: id, entry, match id ('' for none), then the meta's
+field/value pairs. 1 when made, 0 if the room exists, -3 for a creation
+given up on (fenced)."""
 
 _APPEND = _INDEX + """
 if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[3])) == 1 then return -3 end
@@ -309,14 +312,21 @@ class RedisStorage:
 
     async def _do_create(self, meta: RoomMeta, first: Entry) -> None:
         meta_key, log_key = self._room_keys(meta.id)
+        text = entry_text(first)
         try:
             made = await self._create(
                 keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
-                      *self._match_keys(meta.id)],
-                args=[meta.id, entry_text(first), match_index(meta.id, first, 0) or "",
-                      *_meta_fields(meta)])
+                      *self._match_keys(meta.id), self._fence_key(meta.id)],
+                args=[meta.id, text, match_index(meta.id, first, 0) or "", *_meta_fields(meta)])
+        except (RedisTimeoutError, RedisConnectionError) as exc:
+            # As for an append: settle whether the room was made (version 0).
+            if not _never_sent(exc) and await self._settle_append(meta.id, 0, text, exc):
+                return
+            raise self._error(exc) from None
         except RedisError as exc:
             raise self._error(exc) from None
+        if made == -3:
+            raise StorageError(f"room {meta.id}: its creation was given up on")
         if not made:
             raise StorageConflict(f"room {meta.id} exists already")
 

@@ -670,7 +670,8 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
     The storage learns the outcome before it answers, so what it says holds:
     saved means the entry is in the record, a failure means it is not and
     never will be (a later copy of the append is fenced off). An entry given
-    up on is refused if it comes again; another at that version is taken."""
+    up on is refused if it comes again; another at that version is taken.
+    A room's creation is settled alike."""
     from app.storage import StorageError
     from app.storage.base import Entry, RoomMeta
     from app.storage.redis import RedisStorage, entry_text
@@ -717,6 +718,15 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
             other = Entry(late.version, now + 2, {"t": "leave"})
             await store.append(meta(late.version), other)
             assert (await versions())[-1] == late.version
+            # A room's creation is settled the same way (its version 0).
+            made = RoomMeta("neverrm1", "get-stuck", now, now, now, 0, "waiting")
+            first = Entry(0, now, {"t": "create", "id": "neverrm1", "match": "m2"})
+            assert not await store._settle_append("neverrm1", 0, entry_text(first), RedisError("test"))
+            with pytest.raises(StorageError, match="given up"):
+                await store.create(made, first)
+            assert await store.load("neverrm1") is None
+            await store.create(made, Entry(0, now + 1, first.action))
+            assert await store.load("neverrm1") is not None
             await store.close()
 
         asyncio.run(main())
