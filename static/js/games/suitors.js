@@ -190,7 +190,8 @@ function statusLine(state) {
     const who = playerName(state, b.winner);
     text = who === "You"
       ? `Your ${pretty(b.winner)} reached the Queen of Hearts: you win!`
-      : `${who === pretty(b.winner) ? "" : `${who}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
+      // "Alan's J♣ …: Alan (easy) wins", not "Alan (easy)'s J♣".
+      : `${who === pretty(b.winner) ? "" : `${tagName(state, b.winner)}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
     text = sentence(text);
   } else if (outcome) {
     line.classList.add("su-final");
