@@ -265,6 +265,8 @@ class SqliteStorage:
         another process holds it; a lock file that cannot be made (a
         read-only directory) is skipped, and opening the database says what
         is wrong."""
+        if str(self.path) == ":memory:":
+            return
         key = os.path.realpath(f"{self.path}.lock")
         with _CLAIMS_LOCK:
             held = _CLAIMS.get(key)
@@ -304,10 +306,6 @@ class SqliteStorage:
         :class:`StorageError` if the file cannot be used."""
         if self._thread is not None:
             return
-        if str(self.path) != ":memory:":
-            with contextlib.suppress(OSError):  # if it cannot be made, opening says why
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._claim()
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._thread = threading.Thread(target=self._run, args=(ready,), name="sqlite-sync",
                                         daemon=True)
@@ -355,6 +353,7 @@ class SqliteStorage:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot make the directory of {where}: {exc.strerror}") from None
+        self._claim()
 
         def migrate(conn: sqlite3.Connection) -> None:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
