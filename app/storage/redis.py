@@ -313,18 +313,11 @@ class RedisStorage:
     async def _do_create(self, meta: RoomMeta, first: Entry) -> None:
         meta_key, log_key = self._room_keys(meta.id)
         text = entry_text(first)
-        try:
-            made = await self._create(
-                keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
-                      *self._match_keys(meta.id), self._fence_key(meta.id)],
-                args=[meta.id, text, match_index(meta.id, first, 0) or "", *_meta_fields(meta)])
-        except (RedisTimeoutError, RedisConnectionError) as exc:
-            # As for an append: settle whether the room was made (version 0).
-            if not _never_sent(exc) and await self._settle_append(meta.id, 0, text, exc):
-                return
-            raise self._error(exc) from None
-        except RedisError as exc:
-            raise self._error(exc) from None
+        made = await self._write(
+            self._create, meta.id, first.version, text, 1,
+            keys=[meta_key, log_key, self.key("rooms", "open"), self.key("rooms", "active"),
+                  *self._match_keys(meta.id), self._fence_key(meta.id)],
+            args=[meta.id, text, match_index(meta.id, first, 0) or "", *_meta_fields(meta)])
         if made == -3:
             raise StorageError(f"room {meta.id}: its creation was given up on")
         if not made:
@@ -336,21 +329,13 @@ class RedisStorage:
     async def _do_append(self, meta: RoomMeta, entry: Entry) -> None:
         meta_key, log_key = self._room_keys(meta.id)
         text = entry_text(entry)
-        try:
-            result = await self._append(
-                keys=[meta_key, log_key, self.key("rooms", "active"), self.channel,
-                      *self._match_keys(meta.id), self._fence_key(meta.id)],
-                args=[meta.id, entry.version, text, _text(meta.updated), meta.phase,
-                      _text(meta.finished), _text(meta.computer_only),
-                      await self._match_of(meta.id, entry)])
-        except (RedisTimeoutError, RedisConnectionError) as exc:
-            # Unless it never left (no connection), the script may have been
-            # sent: learn whether it was carried out.
-            if not _never_sent(exc) and await self._settle_append(meta.id, entry.version, text, exc):
-                return
-            raise self._error(exc) from None
-        except RedisError as exc:
-            raise self._error(exc) from None
+        result = await self._write(
+            self._append, meta.id, entry.version, text, -2,
+            keys=[meta_key, log_key, self.key("rooms", "active"), self.channel,
+                  *self._match_keys(meta.id), self._fence_key(meta.id)],
+            args=[meta.id, entry.version, text, _text(meta.updated), meta.phase,
+                  _text(meta.finished), _text(meta.computer_only),
+                  await self._match_of(meta.id, entry)])
         if result == -1:
             raise StorageConflict(f"room {meta.id} is closed or gone")
         if result == -3:
@@ -362,11 +347,29 @@ class RedisStorage:
     def _fence_key(self, room_id: str) -> str:
         return self.key("room", room_id, "fence")
 
-    async def _settle_append(self, room_id: str, version: int, text: str, failure: RedisError
-                             ) -> bool:
-        """The outcome of an append of ``text`` at ``version`` whose answer did
-        not come (``failure``): ``True`` if it is in the record, ``False`` if
-        it is not and now never will be (fenced). Tries for
+    async def _write(self, script: Any, room_id: str, version: int, text: str, saved: int,
+                     keys: list[str], args: list[Any]) -> Any:
+        """Run ``script`` (the creation or an append of the entry ``text`` at
+        ``version``) and return its answer; ``saved`` (its answer on success)
+        if the answer never came but the entry is in the record after all.
+        Raises :class:`StorageError` otherwise (see :meth:`_settle_write`)."""
+        try:
+            return await script(keys=keys, args=args)
+        except (RedisTimeoutError, RedisConnectionError) as exc:
+            # Unless it never left (no connection), the script may have been
+            # sent: learn whether it was carried out.
+            if not _never_sent(exc) and await self._settle_write(room_id, version, text, exc):
+                return saved
+            raise self._error(exc) from None
+        except RedisError as exc:
+            raise self._error(exc) from None
+
+    async def _settle_write(self, room_id: str, version: int, text: str, failure: RedisError
+                            ) -> bool:
+        """The outcome of a write of the entry ``text`` at ``version`` (0 for
+        the creation) whose answer did not come (``failure``): ``True`` if it
+        is in the record, ``False`` if it is not and now never will be
+        (fenced). Tries for
         :data:`SETTLE_SECONDS`; raises :class:`StorageUnknown` if Redis did
         not answer in that time."""
         log_key = self._room_keys(room_id)[1]

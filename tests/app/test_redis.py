@@ -711,7 +711,7 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
             # Given up on: the same entry is refused when it comes again, and
             # another at that version is taken.
             late = Entry(len(await versions()), now + 1, {"t": "leave"})
-            assert not await store._settle_append("pausedrm", late.version, entry_text(late),
+            assert not await store._settle_write("pausedrm", late.version, entry_text(late),
                                                   RedisError("test"))
             with pytest.raises(StorageError, match="given up"):
                 await store.append(meta(late.version), late)
@@ -721,7 +721,7 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
             # A room's creation is settled the same way (its version 0).
             made = RoomMeta("neverrm1", "get-stuck", now, now, now, 0, "waiting")
             first = Entry(0, now, {"t": "create", "id": "neverrm1", "match": "m2"})
-            assert not await store._settle_append("neverrm1", 0, entry_text(first), RedisError("test"))
+            assert not await store._settle_write("neverrm1", 0, entry_text(first), RedisError("test"))
             with pytest.raises(StorageError, match="given up"):
                 await store.create(made, first)
             assert await store.load("neverrm1") is None
