@@ -159,6 +159,11 @@ class Board:
                     self.parse[text] = Step(_JUMP, line, slice(p, stop, d), tuple(sorted(line)),
                                             frozenset(line))
 
+    def around(self, bits: int) -> int:
+        """The squares of ``bits`` and their orthogonal neighbours, as bits."""
+        return (bits | (bits << 1 & self.not_first_column) | (bits >> 1 & self.not_last_column)
+                | bits << self.width | bits >> self.width) & self.every
+
     def squares_of(self, bits: int) -> tuple[int, ...]:
         """The squares whose bits are set in ``bits``, in square order."""
         out: tuple[int, ...] = ()
@@ -393,16 +398,13 @@ class SuitorsState:
                 return r
         b = self.board
         up = self.up
-        east, west, w = b.not_first_column, b.not_last_column, b.width
         members = 1 << start
         while True:  # flood fill, one step in every direction at a time
-            more = (members | (members << 1 & east) | (members >> 1 & west)
-                    | members << w | members >> w) & up
+            more = b.around(members) & up
             if more == members:
                 break
             members = more
-        near = (members << 1 & east) | (members >> 1 & west) | members << w | members >> w
-        down = near & b.every & ~up
+        down = b.around(members) & ~up
         names = b.reveal_name
         revealable = b.squares_of(down)
         r = Region(b.squares_of(members), members, revealable, down,
