@@ -35,12 +35,18 @@ export function cancelHint() { return touchScreen() ? "Tap elsewhere to cancel."
 /** True when the user asks for reduced motion: skip the animations. */
 export function reduceMotion() { return window.matchMedia("(prefers-reduced-motion: reduce)").matches; }
 
+/** A seat holder's name without a computer player's level: "Ada" for
+ * "Ada (strong)". `s` is the seat's entry of `view.seats`. */
+export function bareName(s) {
+  const suffix = s.kind === "computer" && s.level ? ` (${s.level})` : "";
+  return suffix && s.name.endsWith(suffix) ? s.name.slice(0, -suffix.length) : s.name;
+}
+
 /** A seat holder's name with `label` (the seat, side or Jack) in brackets:
  * "Ann (North)". A computer player's name already ends with its level in
  * brackets ("Ada (strong)"): the label joins it, "Ada (strong, North)",
- * rather than a second pair. `s` is the seat's entry of `view.seats`. */
+ * rather than a second pair. */
 export function nameWith(s, label) {
-  const suffix = s.kind === "computer" && s.level ? ` (${s.level})` : "";
-  if (suffix && s.name.endsWith(suffix)) return `${s.name.slice(0, -suffix.length)} (${s.level}, ${label})`;
-  return `${s.name} (${label})`;
+  const bare = bareName(s);
+  return bare === s.name ? `${s.name} (${label})` : `${bare} (${s.level}, ${label})`;
 }

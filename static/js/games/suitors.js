@@ -13,7 +13,7 @@
 // jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { cancelHint, clickWord, el, nameWith, reduceMotion } from "../dom.js";
+import { bareName, cancelHint, clickWord, el, nameWith, reduceMotion } from "../dom.js";
 import { gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 /** The squares a move is clicked on: a reveal its card; a jump its Jumper,
@@ -58,9 +58,7 @@ function playerName(state, seat) {
  * its level ("Ada" for "Ada (strong)"), so that it fits under a card. */
 function tagName(state, seat) {
   const s = seatInfo(state, seat);
-  const suffix = s && s.kind === "computer" && s.level ? ` (${s.level})` : "";
-  const name = playerName(state, seat);
-  return suffix && state.you !== seat && name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
+  return state.you !== seat && s && s.name ? bareName(s) : playerName(state, seat);
 }
 
 // ---------------------------------------------------------------- room hooks
