@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.base import JSON, Game, Outcome
 from engine.cards import derive_seed
+from engine.lazy import cached
 from engine.registry import get_game
 
 
@@ -125,25 +126,30 @@ class Match:
         """True when the current deal has ended."""
         return self.current.outcome is not None
 
-    @property
+    @cached
     def outcomes(self) -> tuple[Outcome, ...]:
-        """Outcomes of every ended deal, the current one included if over."""
+        """Outcomes of every ended deal, the current one included if over
+        (worked out once per match value: a room asks several times a move)."""
         done = tuple(d.outcome for d in self.finished if d.outcome is not None)
         return done + ((self.current.outcome,) if self.current.outcome else ())
 
-    @property
+    @cached
     def over(self) -> bool:
-        """True when the match has ended."""
+        """True when the match has ended (worked out once per match value)."""
         return self.deal_over and self.game.match_over(self.opts, self.outcomes)
 
     def totals(self) -> dict[str, int]:
-        """Cumulative points per side over every ended deal."""
-        game = self.game
-        tot = {name: 0 for name, _ in game.sides(self.opts)}
+        """Cumulative points per side over every ended deal (a new dict each
+        call, of figures worked out once per match value)."""
+        return dict(self._totals)
+
+    @cached
+    def _totals(self) -> tuple[tuple[str, int], ...]:
+        tot = {name: 0 for name, _ in self.game.sides(self.opts)}
         for o in self.outcomes:
             for s in o.scores:
                 tot[s.side] += s.points
-        return tot
+        return tuple(tot.items())
 
     def winners(self) -> tuple[str, ...]:
         """The sides with the highest total (all of them on a tie); empty before

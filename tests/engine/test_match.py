@@ -97,6 +97,9 @@ def test_a_whole_match(game_id: str, options: dict[str, Any], deals: int) -> Non
     assert m.over
     tot = m.totals()
     assert m.winners() == tuple(s for s in tot if tot[s] == max(tot.values()))
+    # Worked out once, handed out fresh: a caller's change is its own.
+    tot[next(iter(tot))] += 1000
+    assert m.totals() != tot and m.totals() is not m.totals()
     assert len(m.winners()) >= 1
     with pytest.raises(MatchError, match="the match is over"):
         m.next_deal()
