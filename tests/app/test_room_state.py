@@ -336,3 +336,32 @@ def test_a_table_evolved_is_the_table_replaced() -> None:
     assert _evolve(table) == table and _evolve(table) is not table
     with pytest.raises(KeyError):
         _evolve(table, no_such_field=1)
+
+
+def test_state_frames_are_ascii_and_read_back_as_what_they_say() -> None:
+    """A state frame is written in ASCII, every other character a JSON
+    escape (docs/protocol.md, "The room websocket"): names with accents and
+    beyond the Basic Multilingual Plane, and the suit symbols of the log's
+    sentences and of a deal's outcome, read back exactly."""
+    room = Room.create("get-stuck", {"seed": 5})
+    names = ["Zoë", "Ånne 🃏"]
+    conns = []
+    for name in names:
+        c = FakeConn()
+        room.attach(c)
+        room.join(c, None, name)
+        conns.append(c)
+    frames = 0
+    while room.phase == "playing":
+        play_first_legal(room, conns, 1)
+        for seat in (None, *room.seats):
+            text = room.state_text(seat)
+            assert text.isascii()
+            frame = json.loads(text)
+            assert [s["name"] for s in frame["view"]["seats"]] == names
+            assert frame["view"]["log"][-1]["text"] == room.table.log[-1][2]
+            frames += 1
+    assert any(not t.isascii() for _, _, t in room.table.log)  # the sentences name suits
+    outcome = json.loads(room.state_text(None))["view"]["outcome"]
+    assert outcome is not None and outcome == room.match.outcomes[-1].to_json()
+    assert frames > 10

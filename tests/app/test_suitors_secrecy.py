@@ -98,6 +98,17 @@ def _cards_of(match: str) -> frozenset[str]:
     return frozenset(w.upper() for w in words)
 
 
+ESCAPE_RE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def unescaped(text: str) -> str:
+    """``text`` with its JSON escapes of characters outside ASCII written
+    out (``\\u2666`` as ``♦``): state frames come in ASCII
+    (docs/protocol.md, "The room websocket"), and a card is named the same
+    however it is written."""
+    return ESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
 def cards_in(text: str) -> frozenset[str]:
     """Every card ``text`` names, in any form (``8D``, ``8d``, ``8♦``)."""
     out: set[str] = set()
@@ -111,6 +122,7 @@ def test_the_matcher_finds_cards_in_every_form_and_nothing_else() -> None:
     assert cards_in("aside: 7d 2s as qd") == {"7D", "2S", "AS", "QD"}
     assert cards_in("game: suitors\n\nJS ks 3C") == {"JS", "KS", "3C"}
     assert cards_in("you are watching as a spectator; c3-e3; a1; 110♦; x8D; 8Dx; id-8D") == set()
+    assert cards_in(unescaped('{"text":"the 10\\u2666 and the A\\u2660"}')) == {"TD", "AS"}
 
 
 # ---- the truth, read from the server -----------------------------------------------------
@@ -339,7 +351,8 @@ class Table:
         reveal_at = _reveal_versions(self.truth)
         for n, conn in enumerate(self.conns):
             truth: Truth | None = None
-            for text, frame in zip(conn.texts, conn.frames, strict=True):
+            for raw, frame in zip(conn.texts, conn.frames, strict=True):
+                text = unescaped(raw)
                 rep.frames += 1
                 where = _Where(n, frame)
                 kind = frame["type"]
