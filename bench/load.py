@@ -8,7 +8,10 @@ each run, then one line per run: moves/s, round trip p50/p99/max in ms,
 server CPU and KiB per room.
 
 Options: ``--only saturated|500|1250`` runs one of them; ``--memory`` keeps
-rooms in memory instead of SQLite; ``--duration`` shortens the runs;
+rooms in memory instead of SQLite; ``--reference`` runs the same loads
+against the deliberately minimal room server of ``bench/minimal.py``
+instead (the yardstick of what this machine allows: the rules and no
+service); ``--duration`` shortens the runs;
 ``--profile DIR`` runs the server under cProfile and writes DIR/RUN.prof
 (the figures of a profiled run are lower than without).
 """
@@ -36,13 +39,23 @@ RUNS = {
 }
 
 
-def start(port: int, database: str, log: IO[bytes], profile: Path | None = None
-          ) -> subprocess.Popen[bytes]:
+REFERENCE_FLAGS = ["--ws", "websockets-sansio", "--ws-max-size", "1048576", "--ws-per-message-deflate",
+                   "false"]
+"""uvicorn's flags for ``bench/minimal.py``: its own sans-I/O websockets,
+no compression, as the real server."""
+
+
+def start(port: int, database: str, log: IO[bytes], profile: Path | None = None,
+          reference: bool = False) -> subprocess.Popen[bytes]:
     """A fresh server as ``make run`` starts it, on ``port``, keeping rooms in
     ``database``, with the room limits lifted for the load client's many
     rooms from one address, under :mod:`bench.gcprobe` (its output to
-    ``log``; profiled into ``profile`` if given)."""
+    ``log``; profiled into ``profile`` if given); with ``reference``, the
+    minimal server of ``bench/minimal.py`` instead."""
     extra = {"CARDBOARD_PROFILE": str(profile)} if profile is not None else {}
+    if reference:
+        return start_server(port, extra, log=log, module="bench.gcprobe", target="bench.minimal:app",
+                            flags=REFERENCE_FLAGS)
     return start_server(port, {**extra, "CARDBOARD_DATABASE": database, "CARDBOARD_MAX_ROOMS": "100000",
                                "CARDBOARD_ROOM_CREATE_BURST": "100000",
                                "CARDBOARD_ROOM_CREATE_PER_HOUR": "1000000",
@@ -50,14 +63,14 @@ def start(port: int, database: str, log: IO[bytes], profile: Path | None = None
                         log=log, module="bench.gcprobe")
 
 
-def run(name: str, memory: bool, duration: float | None, profile: Path | None = None
-        ) -> dict[str, object]:
+def run(name: str, memory: bool, duration: float | None, profile: Path | None = None,
+        reference: bool = False) -> dict[str, object]:
     """One run on a fresh server; the client's last JSON line."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log = open(Path(tmp) / "server.log", "w+b")  # noqa: SIM115 - read back below
         server = start(port, ":memory:" if memory else str(Path(tmp) / "bench.db"), log,
-                       profile / f"{name}.prof" if profile is not None else None)
+                       profile / f"{name}.prof" if profile is not None else None, reference)
         args = list(RUNS[name])
         if duration is not None:
             args[args.index("--duration") + 1] = str(duration)
@@ -71,7 +84,7 @@ def run(name: str, memory: bool, duration: float | None, profile: Path | None = 
         log.seek(0)
         probe = [ln for ln in log.read().decode(errors="replace").splitlines() if ln.startswith("gc ")]
         log.close()
-    print(f"==== {name} ({'memory' if memory else 'sqlite'})")
+    print(f"==== {name} ({'the minimal server' if reference else 'memory' if memory else 'sqlite'})")
     print(out.stdout.strip())
     print("server " + (probe[-1] if probe else "gc: no report"))
     if out.returncode != 0:
@@ -107,6 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=list(RUNS))
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--reference", action="store_true")
     parser.add_argument("--duration", type=float)
     parser.add_argument("--profile", type=Path)
     opts = parser.parse_args()
@@ -114,7 +128,7 @@ def main() -> None:
         raise SystemExit(f"the shared load client is not at {LOAD}")
     if opts.profile is not None:
         opts.profile.mkdir(parents=True, exist_ok=True)
-    results = {name: run(name, opts.memory, opts.duration, opts.profile) for name in RUNS
+    results = {name: run(name, opts.memory, opts.duration, opts.profile, opts.reference) for name in RUNS
                if opts.only in (None, name)}
     print("\nrun        moves/s   p50 ms   p99 ms   max ms  CPU %  KiB/room  errors")
     for name, r in results.items():

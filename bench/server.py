@@ -37,15 +37,17 @@ def free_port() -> int:
 
 def start_server(port: int, env: dict[str, str], *, log: IO[bytes] | None = None,
                  log_level: str = "warning", flags: list[str] | None = None,
-                 root: Path = ROOT, module: str = "uvicorn") -> subprocess.Popen[bytes]:
+                 root: Path = ROOT, module: str = "uvicorn", target: str = "app.main:app"
+                 ) -> subprocess.Popen[bytes]:
     """uvicorn running the app of the checkout at ``root`` on
     ``127.0.0.1:port`` with ``env`` added to the environment and ``flags``
     (by default :func:`makefile_flags`), returned once it answers
     ``/healthz``; its output goes to ``log`` (by default this process's).
-    ``module`` is what ``python -m`` runs (uvicorn, or a wrapper of it).
+    ``module`` is what ``python -m`` runs (uvicorn, or a wrapper of it),
+    ``target`` the ASGI app it serves.
     Raises ``RuntimeError`` if it has not started within 30 s."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", module, "app.main:app", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", module, target, "--host", "127.0.0.1", "--port", str(port),
          "--log-level", log_level, *(makefile_flags() if flags is None else flags)],
         cwd=root, env={**os.environ, **env}, stdout=log, stderr=log,
     )
