@@ -249,6 +249,10 @@ class Room:
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
+        self._ids_json = f'"room":{_encode(table.id)},"game":{_encode(table.game_id)},'
+        """The room's id and game as a state frame writes them (they never change)."""
+        self._you_json = {seat: f'"you":{_encode(seat)},' for seat in (None, *self.seats)}
+        """Each seat (and ``None``, a spectator) as a state frame's ``you``."""
         self._log_json: tuple[tuple[str, str, str] | None, int, str] = (None, 0, "")
         """The start of this deal's log as JSON, without sentences: its last
         entry, how many entries, and their JSON (:meth:`_log_text`)."""
@@ -683,8 +687,7 @@ class Room:
                    + _log_entries(table.log[texts_from:], sentences=True))
         else:
             shared += ',"log":' + self._log_text(texts_from)
-        head = (f'{{"type":"state","version":{table.version},"room":{_encode(table.id)},'
-                f'"game":{_encode(table.game_id)},')
+        head = f'{{"type":"state","version":{table.version},{self._ids_json}'
         tail = f'"phase":"{phase}","to_move":{_encode(to_move)},'
         # Without hidden information every seat sees the same board.
         public = None if game.info.hidden_information else _encode(game.view(match.state, None))
@@ -699,7 +702,8 @@ class Room:
             if secret_moves:
                 view += ',"log":' + _encode(self._public_log(log, seat))
             board = public if public is not None else _encode(game.view(match.state, seat))
-            out[seat] = (f'{head}"you":{_encode(seat)},{tail}"legal_moves":{legal},'
+            you = self._you_json.get(seat) or f'"you":{_encode(seat)},'
+            out[seat] = (f'{head}{you}{tail}"legal_moves":{legal},'
                          f'"moves":{moves},"view":{{{view},"board":{board}}}}}')
         return out
 
