@@ -118,7 +118,10 @@ return 1
 
 _CREATE = _INDEX + """
 if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[2])) == 1 then return -3 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('LINDEX', KEYS[2], 0) == ARGV[2] then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[1])
@@ -128,14 +131,18 @@ return 1
 """
 """KEYS: meta, log, open, active, the room's matches, the matches hash, the
 room's fence; ARGV: id, entry, match id ('' for none), then the meta's
-field/value pairs. 1 when made, 0 if the room exists, -3 for a creation
-given up on (fenced)."""
+field/value pairs. 1 when made (or made already by this very entry: a
+copy of the command sent again after a time-out), 0 if the room exists,
+-3 for a creation given up on (fenced)."""
 
 _APPEND = _INDEX + """
 if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[3])) == 1 then return -3 end
 if redis.call('HGET', KEYS[1], 'closed') ~= '0' then return -1 end
 local n = redis.call('LLEN', KEYS[2])
-if n ~= tonumber(ARGV[2]) then return n end
+if n ~= tonumber(ARGV[2]) then
+  if n > tonumber(ARGV[2]) and redis.call('LINDEX', KEYS[2], ARGV[2]) == ARGV[3] then return -2 end
+  return n
+end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'updated', ARGV[4], 'phase', ARGV[5],
            'computer_only', ARGV[7])
@@ -148,8 +155,10 @@ return -2
 """KEYS: meta, log, active, bus channel, the room's matches, the matches
 hash, the room's fence; ARGV: id, version, entry, updated, phase, finished
 ('' for none), computer_only, match id ('' for none). Returns -2 when
-appended, -1 for a closed or missing room, -3 for an entry given up on
-(fenced), else the record's length (a conflict)."""
+appended, or when this very entry is at that version already (a copy sent
+again after a time-out, by redis-py's retry or by another attempt: the
+append is idempotent), -1 for a closed or missing room, -3 for an entry
+given up on (fenced), else the record's length (a conflict)."""
 
 _SETTLE = """
 if redis.call('LINDEX', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
@@ -353,35 +362,43 @@ class RedisStorage:
         ``version``) and return its answer; ``saved`` (its answer on success)
         if the answer never came but the entry is in the record after all.
         Raises :class:`StorageError` otherwise (see :meth:`_settle_write`)."""
+        began = asyncio.get_running_loop().time()
         try:
             return await script(keys=keys, args=args)
         except (RedisTimeoutError, RedisConnectionError) as exc:
             # Unless it never left (no connection), the script may have been
             # sent: learn whether it was carried out.
-            if not _never_sent(exc) and await self._settle_write(room_id, version, text, exc):
+            if not _never_sent(exc) and await self._settle_write(room_id, version, text, exc, began):
                 return saved
             raise self._error(exc) from None
         except RedisError as exc:
             raise self._error(exc) from None
 
-    async def _settle_write(self, room_id: str, version: int, text: str, failure: RedisError
-                            ) -> bool:
+    async def _settle_write(self, room_id: str, version: int, text: str, failure: RedisError,
+                            began: float) -> bool:
         """The outcome of a write of the entry ``text`` at ``version`` (0 for
-        the creation) whose answer did not come (``failure``): ``True`` if it
-        is in the record, ``False`` if it is not and now never will be
-        (fenced). Tries for
-        :data:`SETTLE_SECONDS`; raises :class:`StorageUnknown` if Redis did
-        not answer in that time."""
+        the creation) whose answer did not come (``failure``), sent at loop
+        time ``began``: ``True`` if it is in the record, ``False`` if it is
+        not and now never will be (fenced). Tries until
+        :data:`SETTLE_SECONDS` after ``began``; raises
+        :class:`StorageUnknown` if Redis did not answer by then."""
         log_key = self._room_keys(room_id)[1]
-        deadline = asyncio.get_running_loop().time() + SETTLE_SECONDS
+        loop = asyncio.get_running_loop()
+        deadline = began + SETTLE_SECONDS
         pause = 0.1
         while True:
             try:
-                saved = await self._settle(keys=[log_key, self._fence_key(room_id)],
-                                           args=[version, text, FENCE_SECONDS])
-            except RedisError as exc:
-                failure = exc
-                if asyncio.get_running_loop().time() + pause > deadline:
+                # Each try ends by the deadline, however long redis-py's own
+                # time-outs, reconnections and retry would wait on a Redis
+                # that has stopped answering.
+                saved = await asyncio.wait_for(
+                    self._settle(keys=[log_key, self._fence_key(room_id)],
+                                 args=[version, text, FENCE_SECONDS]),
+                    max(0.05, deadline - loop.time()))
+            except (TimeoutError, RedisError) as exc:
+                failure = exc if isinstance(exc, RedisError) else RedisTimeoutError(
+                    f"no answer within {SETTLE_SECONDS:g} s")
+                if loop.time() + pause > deadline:
                     raise StorageUnknown(
                         f"redis at {self._where()}: version {version} of room {room_id} may or may not"
                         f" have been saved: {failure}") from None

@@ -712,7 +712,7 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
             # another at that version is taken.
             late = Entry(len(await versions()), now + 1, {"t": "leave"})
             assert not await store._settle_write("pausedrm", late.version, entry_text(late),
-                                                  RedisError("test"))
+                                                  RedisError("test"), asyncio.get_running_loop().time())
             with pytest.raises(StorageError, match="given up"):
                 await store.append(meta(late.version), late)
             other = Entry(late.version, now + 2, {"t": "leave"})
@@ -721,12 +721,98 @@ def test_an_append_whose_answer_never_came_is_settled_before_anyone_is_told(tmp_
             # A room's creation is settled the same way (its version 0).
             made = RoomMeta("neverrm1", "get-stuck", now, now, now, 0, "waiting")
             first = Entry(0, now, {"t": "create", "id": "neverrm1", "match": "m2"})
-            assert not await store._settle_write("neverrm1", 0, entry_text(first), RedisError("test"))
+            assert not await store._settle_write("neverrm1", 0, entry_text(first), RedisError("test"),
+                                                  asyncio.get_running_loop().time())
             with pytest.raises(StorageError, match="given up"):
                 await store.create(made, first)
             assert await store.load("neverrm1") is None
             await store.create(made, Entry(0, now + 1, first.action))
             assert await store.load("neverrm1") is not None
+            await store.close()
+
+        asyncio.run(main())
+
+
+def test_an_append_sent_twice_after_a_time_out_is_saved_once_and_told_as_saved(tmp_path: Path) -> None:
+    """Redis paused for longer than a command's time-out: redis-py sends the
+    append a second time, and once Redis reads again it carries out both.
+    The copy that finds its very entry in place answers as saved (the append
+    is idempotent), so the room is told the truth: the move was saved, once;
+    the same for a room's creation. Another entry at that version is still a
+    conflict."""
+    from app.storage import StorageConflict
+    from app.storage.base import Entry, RoomMeta
+    from app.storage.redis import SOCKET_SECONDS, RedisStorage
+
+    with redis_server(tmp_path) as redis:
+        assert redis.proc is not None
+        pid = redis.proc.pid
+
+        async def main() -> None:
+            store = RedisStorage(redis.url)
+            await store.open()
+            now = time.time()
+
+            def meta(version: int) -> RoomMeta:
+                return RoomMeta("twicerm1", "get-stuck", now, now, now, version, "playing")
+
+            first = Entry(0, now, {"t": "create", "id": "twicerm1", "match": "m3"})
+            await store.create(meta(0), first)
+            await store.create(meta(0), first)  # the same creation again: made already
+            with pytest.raises(StorageConflict):
+                await store.create(meta(0), Entry(0, now + 1, first.action))
+            move = Entry(1, now, {"t": "move", "seat": "red", "move": "c3"})
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                write = asyncio.ensure_future(store.append(meta(1), move))
+                await asyncio.sleep(SOCKET_SECONDS + 1.5)  # timed out, and sent again
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            await write  # saved, not a conflict with itself
+            stored = await store.load("twicerm1")
+            assert stored is not None and [e.version for e in stored.entries] == [0, 1]
+            await store.append(meta(1), move)  # idempotent
+            with pytest.raises(StorageConflict):
+                await store.append(meta(1), Entry(1, now + 1, move.action))
+            await store.close()
+
+        asyncio.run(main())
+
+
+def test_a_write_to_a_redis_that_stays_silent_is_unknown_by_the_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redis paused for longer than the settling time: the append's outcome
+    is reported unknown by the deadline (counted from when it was sent),
+    however long redis-py's own time-outs and retries would wait; once Redis
+    answers again the entry is there or not, and the record is whole."""
+    from app.storage import redis as redis_storage
+    from app.storage.base import Entry, RoomMeta, StorageUnknown
+
+    monkeypatch.setattr(redis_storage, "SETTLE_SECONDS", 5.0)
+    with redis_server(tmp_path) as redis:
+        assert redis.proc is not None
+        pid = redis.proc.pid
+
+        async def main() -> None:
+            store = redis_storage.RedisStorage(redis.url)
+            await store.open()
+            now = time.time()
+            meta = RoomMeta("silentrm", "get-stuck", now, now, now, 0, "playing")
+            await store.create(meta, Entry(0, now, {"t": "create", "id": "silentrm", "match": "m4"}))
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                loop = asyncio.get_running_loop()
+                began = loop.time()
+                with pytest.raises(StorageUnknown, match="may or may not have been saved"):
+                    await store.append(RoomMeta("silentrm", "get-stuck", now, now, now, 1, "playing"),
+                                       Entry(1, now, {"t": "leave"}))
+                took = loop.time() - began
+                assert 4.5 < took < 7.0, took
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            await asyncio.sleep(0.5)
+            stored = await store.load("silentrm")
+            assert stored is not None and [e.version for e in stored.entries] in ([0], [0, 1])
             await store.close()
 
         asyncio.run(main())
