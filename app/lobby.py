@@ -27,7 +27,7 @@ from app.bots import Bots, Thinker
 from app.bus import make_bus
 from app.limits import address_key
 from app.protocol import DEFAULT_LEVEL, FrameError
-from app.rooms import Room
+from app.rooms import Room, RoomError
 from app.settings import Settings
 from app.storage import Storage, StorageError, make_storage
 from app.store import MemoryRoomStore, RoomStore
@@ -287,11 +287,24 @@ class Lobby:
                 f"the server's computer players are all busy ({overall} rooms with computer players"
                 " are in use); try again in a few minutes, or play against people", per_address=False)
 
+    def _admit_computers(self, room: Room, address: str | None) -> None:
+        """A computer player is to sit in ``room``, where none plays yet, at
+        the request of ``address`` (an address key): the same caps as for a
+        room created with computer players (:meth:`_check_computers`),
+        refused as ``rate_limited``; the room then counts as that address's."""
+        try:
+            self._check_computers(address)
+        except ComputersBusy as exc:
+            raise RoomError("rate_limited", str(exc)) from None
+        if address is not None:
+            self._creators[room.id] = address
+
     def _add(self, room: Room) -> None:
         room.handover_seconds = self.settings.handover_seconds
         room.ready_away_seconds = self.settings.ready_away_seconds
         room.clock = self.clock
         room.on_commit = self.bots.poke
+        room.admit_computers = self._admit_computers
         room.presence = self.bus.presence
         self.store.add(room)
 

@@ -234,6 +234,11 @@ class Room:
         self.handover_seconds = 120.0
         self.ready_away_seconds = 60.0
         self.on_commit: Callable[[Room], None] | None = None
+        self.admit_computers: Callable[[Room, str | None], None] | None = None
+        """Called (with the address key of whoever asks) before a computer
+        player sits in this room while none plays in it: raises
+        ``RoomError`` if the server's caps on rooms with computer players in
+        use allow no more (``app.lobby.Lobby``)."""
         self.presence: Presence | None = None
         self.remote_seats: set[str] = set()
         self.remote_watchers = 0
@@ -1034,14 +1039,19 @@ class Room:
         a free seat, or a human's seat that :meth:`may_hand_over` (the human
         keeps their token and gets the seat back when they resume). Version + 1.
 
-        Raises ``bad_seat``, ``seat_taken`` (held, and not to be handed over)
-        or ``not_seated`` (``conn`` holds no seat), checked in that order.
+        Raises ``bad_seat``, ``seat_taken`` (held, and not to be handed over),
+        ``not_seated`` (``conn`` holds no seat) or ``rate_limited`` (no
+        computer player plays here yet, and the server may have no more rooms
+        with computer players in use: :attr:`admit_computers`), checked in
+        that order.
         """
         self._check_seat(seat)
         holder = self.table.holder(seat)
         if holder is not None and not self.may_hand_over(seat, now):
             raise RoomError("seat_taken", self._why_taken(seat, holder, now))
         self._seated(conn)
+        if self.admit_computers is not None and not any(h.computer_plays for _, h in self.table.holders):
+            self.admit_computers(self, getattr(conn, "address", None))
         self._apply({"t": "add_bot", "seat": seat, "level": level},
                     lambda: self._forget_left(seat))
 

@@ -28,7 +28,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from app.bots import Bots
-from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict, trim
+from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict, address_key, trim
 from app.lobby import Lobby, Unavailable
 from app.protocol import (
     DEFAULT_LEVEL,
@@ -108,12 +108,15 @@ class WsConnection:
     list and, if no send is under way, starts one task that sends until the
     list is empty, then ends."""
 
-    __slots__ = ("_now", "_queue", "_send", "_writer", "closed", "cut", "seat", "too_slow")
+    __slots__ = ("_now", "_queue", "_send", "_writer", "address", "closed", "cut", "seat", "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
                  cut: Callable[[], None] | None = None,
                  now: Callable[[str], bool] | None = None) -> None:
         self.seat: str | None = None
+        self.address: str | None = None
+        """The client's address key (``app.limits.address_key``), for the
+        per-address caps on what it may start (``None``: not known)."""
         self.too_slow = False
         self.closed = False
         self.cut = cut
@@ -201,6 +204,7 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
                 conn = WsConnection(websocket.send_text,
                                     partial(_cut, websocket, asyncio.current_task()),
                                     scope.get("extensions", {}).get(SEND_NOW))
+                conn.address = address_key(websocket.client.host) if websocket.client else None
                 room.attach(conn)
                 lobby.touch(room)
                 lobby.bots.poke(room)

@@ -247,6 +247,33 @@ def test_one_address_may_have_so_many_rooms_with_computers(capped: TestClient) -
     assert capped.post("/api/rooms", json={"game": "get-stuck", "bots": {}}).status_code == 201
 
 
+def test_computer_players_added_over_the_websocket_are_capped_too(capped: TestClient) -> None:
+    """``add_bot`` in a room of people starts a room with computer players in
+    use: the same caps as a room created with them apply (docs/protocol.md,
+    "add_bot"), refused as ``rate_limited`` with nothing changed, and the
+    room counts as the asking address's. A room where a computer player
+    plays already may have another."""
+    made = new_bot_room(capped, "get-stuck-4", {"seats": ["E"]})
+    new_bot_room(capped, "get-stuck", {"seats": "others"})  # this address's two, in use until opened
+    people = capped.post("/api/rooms", json={"game": "get-stuck"}).json()["room"]
+    with watch(capped, people) as ann:
+        ann.send(type="join", seat="red", name="Ann")
+        assert ann.joined()["seat"] == "red"
+        version = ann.state()["version"]
+        ann.send(type="add_bot", seat="black", level="easy")
+        assert "2 rooms with computer players" in ann.error("rate_limited")["message"]
+        after = ann.state()
+        assert after["version"] == version and after["view"]["seats"][1]["kind"] is None
+    assert lobby_of(capped).computer_rooms().get("testclient") == 2
+    with watch(capped, made["room"]) as bob:
+        bob.send(type="join", seat=made["seat"], name="Bob")
+        assert bob.joined()["seat"] == made["seat"]
+        version = bob.state()["version"]
+        bob.send(type="add_bot", seat="S", level="easy")
+        frame = until(bob, lambda s: s["version"] > version)
+        assert frame["view"]["seats"][2]["kind"] == "computer"
+
+
 def test_the_server_may_have_so_many_rooms_with_computers(capped: TestClient) -> None:
     made = [make_from(capped, address) for address in ("192.0.2.1", "192.0.2.2")]
     new_bot_room(capped, "get-stuck", {"seats": "others"})
