@@ -31,7 +31,7 @@ from app.rooms import Room, RoomError
 from app.settings import Settings
 from app.storage import Storage, StorageError, make_storage
 from app.store import MemoryRoomStore, RoomStore
-from app.table import ROOM_OPTIONS, BadRecord, computer_seats, game_options
+from app.table import ROOM_OPTIONS, BadRecord, Table, check_room_options, computer_seats
 from engine.base import SEED_OPTION
 from engine.registry import get_game
 
@@ -211,10 +211,14 @@ class Lobby:
         if not self.offers(game_id):
             raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
         game = get_game(game_id)
+        # Checked before anything is counted: a refused request uses up no
+        # part of the address's allowance.
+        options, _, _ = check_room_options(game, raw_options)
         bots = None
         if bot_seats is not None:
-            bots = computer_seats(game.seats(game.check_options(game_options(raw_options))),
-                                  bot_seats, bot_level)
+            bots = computer_seats(game.seats(options), bot_seats, bot_level)
+        if deal is not None:
+            Table.create_action("-", game_id, raw_options, 0, 0.0, deal=deal)
         creator = address_key(client) if client is not None else None
         if bots is not None:
             self._check_computers(creator)

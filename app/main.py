@@ -37,6 +37,7 @@ from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, che
 from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
 from app.storage import Storage, StorageError
+from app.table import check_seed
 from app.ws import serve
 from engine.base import OptionError
 from engine.record import MAX_SEED, RecordError, format_record
@@ -74,6 +75,13 @@ class GivenDeal(BaseModel):
 
     seed: int = Field(ge=0, le=MAX_SEED)
     starter: str
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, value: Any) -> int:
+        """As the ``seed`` option takes it (``app.table.check_seed``): not
+        ``true``, not ``" 12 "``."""
+        return check_seed(value)
 
 
 class CreateRoom(BaseModel):

@@ -193,10 +193,19 @@ def check_room_options(game: Game, raw: Mapping[str, Any]
     bad value."""
     options = game.check_options(game_options(raw))
     seed = raw.get("seed")
-    if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):  # ASCII digits, nothing else
-        seed = int(seed)  # digits as text: a browser's numbers cannot hold every seed exactly
     settings = {o.name: o.check(raw[o.name]) if o.name in raw else o.default for o in ROOM_OPTIONS}
-    return options, None if seed is None else SEED_OPTION.check(seed), settings
+    return options, None if seed is None else check_seed(seed), settings
+
+
+def check_seed(seed: Any) -> int:
+    """A seed as given: a whole number from 0 to 2^63-1, or its decimal
+    digits (ASCII, nothing else) as a string, since a browser's numbers cannot
+    hold every seed exactly. Raises ``OptionError`` otherwise (``true``,
+    ``" 12 "``, ``1.5``)."""
+    if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):
+        seed = int(seed)
+    checked: int = SEED_OPTION.check(seed)
+    return checked
 
 
 def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str) -> dict[str, str]:

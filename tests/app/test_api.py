@@ -201,3 +201,19 @@ def test_static_files_are_served(client: TestClient) -> None:
     r = client.get("/static/img/favicon.svg")
     assert r.status_code == 200
     assert "svg" in r.text
+
+
+def test_a_refused_creation_uses_up_none_of_the_address_s_allowance() -> None:
+    """Bad options, a bad deal, computer seats that do not exist: each is
+    refused (422) before the room is counted against the address's creation
+    allowance, so the next good request is made."""
+    bad = [{"game": "get-stuck", "options": {"deals": 99}},
+           {"game": "get-stuck", "options": {"seed": True}},
+           {"game": "get-stuck", "deal": {"seed": 1, "starter": "blue"}},
+           {"game": "get-stuck", "bots": {"seats": ["green"]}}]
+    with make_client(Settings(room_create_burst=2, room_create_per_hour=1)) as client:
+        for body in bad * 5:
+            r = client.post("/api/rooms", json=body)
+            assert r.status_code == 422, r.text
+        assert [client.post("/api/rooms", json={"game": "get-stuck"}).status_code
+                for _ in range(3)] == [201, 201, 429]

@@ -362,6 +362,9 @@ def test_a_deal_played_again_replays_after_a_restart() -> None:
     ({"seed": -1, "starter": "red"}, "deal.seed"),
     ({"seed": 2**63, "starter": "red"}, "deal.seed"),
     ({"seed": 1.5, "starter": "red"}, "deal.seed"),
+    ({"seed": True, "starter": "red"}, "deal.seed"),
+    ({"seed": " 12 ", "starter": "red"}, "deal.seed"),
+    ({"seed": "١٢", "starter": "red"}, "deal.seed"),
     ({"seed": 1, "starter": "red", "token": "x"}, "deal.token"),
 ])
 def test_a_bad_deal_is_refused(client: TestClient, deal: dict[str, Any], words: str) -> None:
