@@ -250,6 +250,9 @@ class Room:
         self._legal: dict[str, tuple[str, ...]] = {}
         """The legal moves by seat on the state ``_legal_of``: one dict,
         emptied for each new state (not a new one at every move)."""
+        self._fresh: set[Connection] = set()
+        """Connections whose next state is to carry every sentence of the
+        log (they have just resumed: docs/protocol.md, "log")."""
         self._patch_bases: dict[Connection, str] = {}
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
@@ -823,11 +826,15 @@ class Room:
         bases = self._patch_bases
         patched = {c.seat for c in bases}
         full = frames if texts_from == 0 or not patched else self.state_frames(patched)
+        fresh = self._fresh
         for conn in self.connections:
             if conn in bases:
                 self._push_patch(conn, full[conn.seat])
+            elif conn in fresh and texts_from:
+                conn.push(self.state_text(conn.seat))
             else:
                 conn.push(frames[conn.seat])
+        fresh.clear()
         self._presence_sent = _presence_key(self.spectators_view())
 
     def _presence_changed(self) -> None:
@@ -882,6 +889,7 @@ class Room:
         self.watch_names.pop(conn, None)
         self._chat_times.pop(conn, None)
         self._patch_bases.pop(conn, None)
+        self._fresh.discard(conn)
         seat, conn.seat = conn.seat, None
         held = seat is not None and self.seat_conn.get(seat) is conn
         if self.presence is not None:
@@ -999,6 +1007,8 @@ class Room:
         self.idle_since = None
         conn.push(joined)
         back = self._hand_back_seats()
+        if back or old is None:
+            self._fresh.add(conn)  # the state that tells of it carries every sentence
         if back:
             # Saved like any action; if it cannot be saved the seat is still
             # theirs, and the hand-back is tried again after the next move.

@@ -365,3 +365,25 @@ def test_state_frames_are_ascii_and_read_back_as_what_they_say() -> None:
     outcome = json.loads(room.state_text(None))["view"]["outcome"]
     assert outcome is not None and outcome == room.match.outcomes[-1].to_json()
     assert frames > 10
+
+
+def test_the_state_after_a_resume_carries_every_sentence() -> None:
+    """A seat taken back (``resume``) is told of it by a state whose log
+    carries every entry's sentence (docs/protocol.md, "log"), while the
+    others get only the new ones; the state after that is short again."""
+    room, conns = seated_room("get-stuck", seed=5)
+    play_first_legal(room, conns, 4)
+    token = next(f["token"] for f in conns[0].frames if f["type"] == "joined")
+    room.detach(conns[0])
+    back = FakeConn()
+    room.attach(back)
+    play_first_legal(room, [back, *conns[1:]], 1)  # a move while the seat is away: black's, or none
+    other = conns[1].frames[-1]
+    room.resume(back, token)
+    log = back.frames[-1]["view"]["log"]
+    assert back.frames[-2]["type"] == "joined" and len(log) >= 4
+    assert all("text" in e for e in log), log
+    assert conns[1].frames[-1] is not other  # the others were told too
+    assert [e for e in conns[1].frames[-1]["view"]["log"] if "text" in e] == []
+    play_first_legal(room, [back, *conns[1:]], 1)
+    assert [e for e in back.frames[-1]["view"]["log"] if "text" in e] == [back.frames[-1]["view"]["log"][-1]]
