@@ -69,7 +69,13 @@ CUT_SECONDS = 5.0
 """How long closing a too-slow connection politely may take."""
 
 ROOM_CONNECTIONS = 100
-"""Connections one room accepts at once; more are told so and closed."""
+"""Connections one room accepts at once. Beyond it, as many more as the room
+has seats are let in for :data:`CLAIM_SECONDS`, to take a seat back
+(``resume``) or a free one (``join``): idle spectators cannot shut a
+player out of their own room. Any other is told so and closed."""
+
+CLAIM_SECONDS = 5.0
+"""How long a connection beyond :data:`ROOM_CONNECTIONS` has to take a seat."""
 
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
@@ -195,19 +201,22 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
     conn = None
     if room is not None:
         async with room.lock:
-            if not room.closed and len(room.connections) >= ROOM_CONNECTIONS:
-                await websocket.send_text(error_text(
-                    "rate_limited", f"this room already has {ROOM_CONNECTIONS} connections: try later"))
+            crowded = len(room.connections) >= ROOM_CONNECTIONS
+            if not room.closed and len(room.connections) >= ROOM_CONNECTIONS + len(room.seats):
+                await websocket.send_text(error_text("rate_limited", _CROWDED))
                 await websocket.close(CLOSE_TOO_SLOW)
                 return
             if not room.closed:
-                conn = WsConnection(websocket.send_text,
-                                    partial(_cut, websocket, asyncio.current_task()),
+                reader = asyncio.current_task()
+                conn = WsConnection(websocket.send_text, partial(_cut, websocket, reader),
                                     scope.get("extensions", {}).get(SEND_NOW))
                 conn.address = address_key(websocket.client.host) if websocket.client else None
                 room.attach(conn)
                 lobby.touch(room)
                 lobby.bots.poke(room)
+                if crowded:
+                    asyncio.get_running_loop().call_later(
+                        CLAIM_SECONDS, _claimed_or_closed, websocket, conn, reader)
     if room is None or conn is None:
         await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
                                              " been closed after a long idle time)"))
@@ -237,16 +246,37 @@ def _gone(room: Room, conn: WsConnection, lobby: Lobby) -> None:
     lobby.bots.poke(room)
 
 
-def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None) -> None:
-    """End a connection whose client stopped taking frames: close it with
-    1013 (give up after a few seconds) and stop its reader."""
+_CROWDED = (f"this room already has {ROOM_CONNECTIONS} connections: only a player taking a seat"
+            " (resume, or join a free one) may connect now; try again later")
+
+
+def _claimed_or_closed(websocket: WebSocket, conn: WsConnection, reader: asyncio.Task[Any] | None
+                       ) -> None:
+    """A connection let in beyond :data:`ROOM_CONNECTIONS` has had
+    :data:`CLAIM_SECONDS`: unless it holds a seat now, it is told so and
+    closed (1013)."""
+    if conn.seat is None and not conn.closed:
+        conn.push(error_text("rate_limited", _CROWDED))
+        conn.too_slow = True  # ended by the server: its reader's cancellation is expected
+        _cut(websocket, reader, "the room is full", always=False)
+
+
+def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None,
+         reason: str = "too many frames waiting: reconnect", always: bool = True) -> None:
+    """End a connection whose client stopped taking frames (or, with
+    ``always`` false, one that has no place in a full room): close it with
+    1013 (give up after a few seconds) and stop its reader (without
+    ``always``, only if the close did not go through: a client that reads
+    answers it, and its reader ends by itself)."""
     async def cut() -> None:
+        closed = False
         try:
             async with asyncio.timeout(CUT_SECONDS):
-                await websocket.close(CLOSE_TOO_SLOW, "too many frames waiting: reconnect")
+                await websocket.close(CLOSE_TOO_SLOW, reason)
+                closed = True
         except Exception:
             pass
-        if reader is not None:
+        if reader is not None and (always or not closed):
             reader.cancel()
     asyncio.get_running_loop().create_task(cut())
 

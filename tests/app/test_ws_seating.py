@@ -328,3 +328,42 @@ def test_resume_with_a_non_ascii_token_is_a_bad_token(client: TestClient) -> Non
         assert b.state()["view"]["seats"][0]["name"] == "Ann"
         b.send(type="resume", token="é")
         b.error("bad_token", then_state=True)
+
+
+def test_a_room_full_of_spectators_still_lets_its_players_back(client: TestClient,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the room's connection limit, as many connections more as it has
+    seats are let in for a few seconds: one that takes its seat back (or a
+    free one) stays; one that does not is told ``rate_limited`` and closed
+    (1013); one past even that is refused at once. Idle spectators cannot shut
+    a player out of their own room."""
+    import contextlib
+
+    from app import ws
+
+    monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
+    monkeypatch.setattr(ws, "CLAIM_SECONDS", 0.5)
+    room = new_room(client)
+    with contextlib.ExitStack() as stack:
+        b = stack.enter_context(connect(client, room))
+        with connect(client, room) as a:
+            a.send(type="join", name="Ann")
+            token = a.joined()["token"]
+            drain([a, b])
+        b.state()  # Ann is away
+        b.send(type="join", name="Bob")
+        assert b.joined()["seat"] == "black"
+        for _ in range(2):  # the room is full: Bob and two who only watch
+            stack.enter_context(connect(client, room))
+        a2 = stack.enter_context(connect(client, room))  # let in: a seat is Ann's
+        a2.send(type="resume", token=token)
+        assert a2.joined()["seat"] == "red"
+        # Let in for a while, it takes no seat.
+        with pytest.raises(WebSocketDisconnect) as closed, connect(client, room) as idle:
+            assert "only a player taking a seat" in idle.error("rate_limited")["message"]
+            idle.recv()
+        assert closed.value.code == 1013
+        time.sleep(0.7)  # Ann's time to claim is over: she keeps her seat
+        a2.send(type="resume", token=token)
+        frames = [a2.recv() for _ in range(3)]
+        assert {"type": "joined", "seat": "red", "token": token} in frames, frames
