@@ -226,11 +226,19 @@ def _seat_records(game: Game, options: Mapping[str, Any],
     return tuple(out)
 
 
+SEAT_TEXT_MAX = 100
+"""The longest name or level a record may give a seat, in characters (a
+room's names are far shorter: a record is read, not a store of text)."""
+
+
 def _seat(seat: str, name: str | None, kind: str | None, level: str | None) -> SeatRecord:
     for what, value in (("name", name), ("level", level)):
         if value is not None and (not isinstance(value, str) or not value.strip()
                                   or any(ord(c) < 32 for c in value)):
-            raise RecordError(f"the {what} of seat {seat} must be a line of text, not {value!r}")
+            raise RecordError(f"the {what} of seat {seat} must be a line of text, not {value!r:.60}")
+        if value is not None and len(value) > SEAT_TEXT_MAX:
+            raise RecordError(f"the {what} of seat {seat} is {len(value)} characters long: at most"
+                              f" {SEAT_TEXT_MAX}")
     if kind is not None and kind not in KINDS:
         raise RecordError(f"the kind of seat {seat} must be human or computer, not {kind!r}")
     return SeatRecord(seat, name, kind, level)

@@ -363,6 +363,8 @@ def test_a_record_of_another_game_or_an_unknown_game() -> None:
     ('[Seat "red" name="Ann" kind="human"]', '[Seat "red" name="Ann" token="s3cr3t"]',
      "line 3: unknown field token= in [Seat]"),
     ('[Seat "red" name="Ann" kind="human"]', '[Seat "black"]', "line 4: seat black is there twice"),
+    ('[Seat "red" name="Ann" kind="human"]', f'[Seat "red" name="{"A" * 101}"]',
+     "line 3: the name of seat red is 101 characters long: at most 100"),
     ('[Deals "2"]', '[Deals "3"]', 'the record is truncated: [Deals "3"] announces 3 deals'),
     ('[Deals "2"]', '[Deals "two"]', "[Deals] must be a whole number"),
     ('[Deals "2"]', '[Deals "2"]\n[Deals "2"]', "line 9: the [Deals] tag is there twice"),
