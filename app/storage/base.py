@@ -199,7 +199,9 @@ class Storage(Protocol):
         """Start adding ``entry`` (version ``meta.version``) to the room's
         record and updating its meta; the write is done once durable. It fails
         with :class:`StorageConflict` if that version is stored already or the
-        previous one is missing (another process got there first)."""
+        previous one is missing (another process got there first). A backend
+        that may send a write twice (Redis, after a time-out) takes the very
+        same entry at its version as written already, not as a conflict."""
         ...
 
     def note(self, room_id: str, note: Note) -> Pending:

@@ -613,8 +613,11 @@ def test_redis_storage_records_rooms_and_refuses_what_does_not_follow(tmp_path: 
             with pytest.raises(StorageConflict):
                 await store.create(meta("aaaaaaaa", 0), first)
             await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+            # The very same entry again is saved already (a copy sent twice);
+            # another at that version is a conflict.
+            await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
             with pytest.raises(StorageConflict):
-                await store.append(meta("aaaaaaaa", 1), Entry(1, now, {"t": "next_deal"}))
+                await store.append(meta("aaaaaaaa", 1), Entry(1, now + 1, {"t": "next_deal"}))
             with pytest.raises(StorageConflict):
                 await store.append(meta("aaaaaaaa", 3), Entry(3, now, {"t": "next_deal"}))
             await store.append(meta("bbbbbbbb", 1, finished=now - 50), Entry(1, now, {"t": "leave"}))
