@@ -249,6 +249,7 @@ const FRAME_HANDLERS = {
     state = f;
     render();
     tellName();
+    if (prev && dealStarted(prev, f)) closeReviewForNewDeal();
   },
   chat(f) { chat.add(f); },
   spectators(f) {
@@ -493,24 +494,51 @@ function renderResult() {
 
 // ---------------------------------------------------------------- review
 // A finished deal opens in the review board (review.js) in place of the
-// table; the game goes on underneath, and "Back to the table" returns.
+// table; the game goes on underneath, and "Back to the table" returns. A
+// new deal (or a rematch) starting closes the review by itself: the table
+// is where the player is needed.
 let review = null;
+let reviewAsked = 0;    // counts the reviews asked for, so that a late one that is no longer wanted stays shut
 async function reviewDeal(n) {
+  const asked = ++reviewAsked;
   const { openReview, roomSource } = await import("./review.js");
+  if (asked !== reviewAsked) return;
   if (review) review.close();
   els.grid.hidden = true;
   try {
-    review = await openReview(els.review, roomSource(ROOM), {
+    const opened = await openReview(els.review, roomSource(ROOM), {
       deal: n, toast, newTab: true,
-      onClose: () => { review = null; els.grid.hidden = false; },
+      onClose: () => { if (review === opened) review = null; els.grid.hidden = false; },
     });
+    if (asked !== reviewAsked) { opened.close(); return; }
+    review = opened;
     els.banner.scrollIntoView({ block: "start" });
   } catch (e) {
+    if (asked !== reviewAsked) return;
     review = null;
     els.review.hidden = true;
     els.grid.hidden = false;
     toast(`Could not open the review: ${e.message}`, "error");
   }
+}
+
+/** Whether the state `now` is the first of a deal that `before` was not
+ * playing: the next deal, or the first of a rematch, has begun. */
+function dealStarted(before, now) {
+  if (now.phase !== "playing") return false;
+  return before.phase !== "playing" || before.view.deal !== now.view.deal;
+}
+
+/** Close the review (or one still loading) and show the live table. */
+function closeReviewForNewDeal() {
+  const loading = els.grid.hidden && !review;
+  if (!review && !loading) return;
+  reviewAsked += 1;  // a review still loading will not open
+  if (review) review.close();
+  els.review.hidden = true;
+  els.review.replaceChildren();
+  els.grid.hidden = false;
+  toast(`${Noun()} ${state.view.deal} has begun: back at the table.`);
 }
 
 function renderSeats() {

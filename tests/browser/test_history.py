@@ -300,3 +300,36 @@ def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: B
     wait_version(other, 0)
     assert other.evaluate(BOARD_JS, "#board") == page.evaluate(BOARD_JS, "#board")
     ctx.close()
+
+
+def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: str, browser: Browser,
+                                                                          artifacts: Path) -> None:
+    """A review opened at a deal's end closes by itself when the next deal
+    (or a rematch) starts, and the live table shows: the review's board
+    looked live, and the real one stayed hidden until "Back to the table"."""
+    made = computer_room(server, "get-stuck", deals=2, seed=12)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    wait_version(page, 0)
+    page.fill("#name", "Ann")
+    page.click("#join-any")
+    expect(page.locator(f'.seat-row.you[data-seat="{made["seat"]}"]')).to_be_visible()
+    rng = random.Random(8)
+    for deal, button, then in ((1, "#next-deal-btn", "Deal 2 has begun"), (2, "#rematch-btn", "Deal 1 has begun")):
+        play_turns(page, rng, 400)
+        expect(page.locator("#room")).to_have_attribute("data-phase", "match_over" if deal == 2 else "deal_over")
+        page.click("#review-last")
+        expect(page.locator("#review")).to_be_visible()
+        expect(page.locator("#room-grid")).to_be_hidden()
+        page.click(button)
+        expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+        expect(page.locator("#review")).to_be_hidden()
+        expect(page.locator("#room-grid")).to_be_visible()
+        expect(page.locator("#board .cell").first).to_be_visible()
+        expect(page.locator("#toasts")).to_contain_text(then)
+        if deal == 1:
+            settled_shot(page, artifacts / "review-closed-by-next-deal.png")
+    assert errors == [] and violations(page) == []
+    ctx.close()
