@@ -300,6 +300,12 @@ def _quick_win(state: RomeoState) -> list[str]:
     raise AssertionError("no quick win for Red in this deal")
 
 
+BADGE_FITS = """b => {
+  const r = b.getBoundingClientRect(), c = b.closest('.cell').getBoundingClientRect();
+  return r.left >= c.left - 3 && r.right <= c.right + 3;  // as far as the ring round the card
+}"""
+
+
 def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 7
     url = create_room(server, "romeo-and-juliet", {"seed": seed, "auto_pass": False})
@@ -308,6 +314,13 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     width = red.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
     check_coords(red, 7, 7)
+    # Each Juliet's badge says whose goal she is on a phone too (Black's
+    # Romeo starts on Red's Juliet: a bare "goal" read as Black's own), and
+    # fits the width of its card (and of the ring round it).
+    for seat, label in (("red", "Red's goal"), ("black", "Black's goal")):
+        badge = red.locator(f".rj-juliet-{seat} .rj-goal")
+        assert " ".join(badge.inner_text().split()) == label
+        assert badge.evaluate(BADGE_FITS), f"{label} sticks out of its card"
     _shot(red, artifacts / "romeo-phone-start.png", full_page=True)
     state = _start(seed)
     moves = _quick_win(state)

@@ -187,7 +187,9 @@ function drawCell(b, tok, sq) {
       cell.dataset.juliet = seat;
       cell.classList.add("rj-juliet", `rj-juliet-${seat}`);
       const flag = el("span", `rj-goal rj-${seat}`);
-      flag.append(el("span", "rj-long", `${seatLabel(seat)}'s goal`), el("span", "rj-short", "goal"));
+      // Whose goal, on a phone too (on two short lines there): Black's Romeo
+      // starts on Red's Juliet, and a bare "goal" read as Black's own.
+      flag.append(el("span", "rj-goal-who", `${seatLabel(seat)}'s`), " ", el("span", "", "goal"));
       flag.setAttribute("aria-hidden", "true");
       cell.append(flag);
     }
