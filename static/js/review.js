@@ -64,7 +64,9 @@ export function parsePosition(hash) {
  * (`show(deal, move)`, `close()`). Options: `deal` and `move` to open at
  * (default: deal 1, its opening position); `onPosition(deal, move)` after
  * each step; `onClose` adds a "Back to the table" button; `newTab` opens a
- * room made by "Play this deal again" in a new tab; `toast(text, kind)`
+ * room made by "Play this deal again" in a new tab; `facing` the seat of the
+ * player who reviews from the room, which a board drawn from one seat's side
+ * (Stucco's hands) puts nearest, as at the table; `toast(text, kind)`
  * tells the user of a failure. Rejects with the server's message if the
  * match cannot be loaded.
  */
@@ -252,12 +254,14 @@ class Review {
     this.aboutBox.replaceChildren(...this.about());
   }
 
-  /** The step `i` as a state frame that the board module can draw. */
+  /** The step `i` as a state frame that the board module can draw (with
+   * `facing`, the reviewing player's seat, which no state from the server has). */
   frame(i) {
     const s = this.summary, deal = this.deal, step = deal.steps[i];
     const last = deal.steps.length - 1;
     return {
       type: "state", version: i, room: `review ${this.source.key}`, game: s.game, you: null,
+      facing: this.options.facing || null,
       phase: step.phase, to_move: step.to_move, legal_moves: [], moves: [],
       view: {
         title: s.title, seats: s.seats.map((x) => ({ ...x, connected: false })), sides: s.sides,

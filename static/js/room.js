@@ -507,7 +507,7 @@ async function reviewDeal(n) {
   els.grid.hidden = true;
   try {
     const opened = await openReview(els.review, roomSource(ROOM), {
-      deal: n, toast, newTab: true,
+      deal: n, toast, newTab: true, facing: state && state.you,
       onClose: () => { if (review === opened) review = null; els.grid.hidden = false; },
     });
     if (asked !== reviewAsked) { opened.close(); return; }

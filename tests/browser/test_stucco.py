@@ -195,6 +195,12 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
     assert len(formulas) == 1, formulas
     for seat, p in pages.items():
         shoot(p, shots / f"stucco-{tag}-end-{seat}.png")
+        # The review of the deal faces the way the table did: the player's own hand at the bottom.
+        p.click("#review-last")
+        expect(p.locator("#review-board .st-hand.st-bottom")).to_have_attribute("data-seat", seat)
+        shoot(p, shots / f"stucco-{tag}-review-{seat}.png")
+        p.click("#review-close")
+        expect(p.locator("#room-grid")).to_be_visible()
     pages["north"].locator("#board").screenshot(path=str(shots / f"stucco-{tag}-end-board.png"))
 
 

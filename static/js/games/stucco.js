@@ -12,8 +12,10 @@ import { clickWord, el, nameWith, reduceMotion } from "../dom.js";
 const NAMES = { north: "North", south: "South" };
 const OTHER = { north: "south", south: "north" };
 
-/** The seat drawn at the bottom: your own, else south. */
-function bottomSeat(state) { return state.you || "south"; }
+/** The seat drawn at the bottom: your own (in a review from the room, the
+ * seat of the player reviewing, so that it faces the way the table did),
+ * else south. */
+function bottomSeat(state) { return state.you || state.facing || "south"; }
 
 /** "You", or "Ann (North)", or "North". */
 function who(state, seat) {
