@@ -12,7 +12,7 @@ import { turnAlerts } from "/static/js/alerts.js";
 import { chatPanel } from "/static/js/chat.js";
 import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
-import { nameWith } from "./dom.js";
+import { nameWith, reduceMotion } from "./dom.js";
 import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
 
 const root = document.getElementById("room");
@@ -250,6 +250,7 @@ const FRAME_HANDLERS = {
     render();
     tellName();
     if (prev && dealStarted(prev, f)) closeReviewForNewDeal();
+    if (prev && prev.phase === "playing" && ["deal_over", "match_over"].includes(f.phase)) showResult();
   },
   chat(f) { chat.add(f); },
   spectators(f) {
@@ -437,16 +438,23 @@ function bannerActions() {
     box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play(pass.move) },
       renderer.passLabel ? renderer.passLabel(state) : "Pass"));
   }
-  const r = state.view.ready;
-  if (r && state.you) {
-    const over = state.phase === "match_over";
-    const ready = r.ready.includes(state.you);
-    const label = ready ? "Ready ✓" : over ? "Ready for a rematch" : `Ready for ${noun()} ${state.view.deal + 1}`;
-    box.append(el("button", { class: "btn primary", type: "button", id: over ? "rematch-btn" : "next-deal-btn",
-      "data-ready": ready ? "yes" : "no", disabled: ready,
-      onclick: () => send({ type: "ready", version: state.version }) }, label));
+  const ready = readyButton();
+  if (ready) {
+    ready.id = state.phase === "match_over" ? "rematch-btn" : "next-deal-btn";
+    box.append(ready);
   }
   return box;
+}
+
+/** "Ready for deal 2" (or a rematch) between deals, for a seated player; else null. */
+function readyButton() {
+  const r = state.view.ready;
+  if (!r || !state.you) return null;
+  const over = state.phase === "match_over";
+  const ready = r.ready.includes(state.you);
+  const label = ready ? "Ready ✓" : over ? "Ready for a rematch" : `Ready for ${noun()} ${state.view.deal + 1}`;
+  return el("button", { class: "btn primary", type: "button", "data-ready": ready ? "yes" : "no", disabled: ready,
+    onclick: () => send({ type: "ready", version: state.version }) }, label);
 }
 
 function matchResultText() {
@@ -478,10 +486,17 @@ function renderResult() {
       Object.entries(v.totals).map(([s, p]) => `${sideName(s)} ${points(p)}`).join(" · ")));
     if (state.seedText) r.append(el("p", { class: "sub" }, `Match seed: ${state.seedText}`));
   }
-  // Review the deal just over; once the match is over, its own page and record.
-  const links = el("div", { class: "room-links" },
-    el("button", { class: "btn small", type: "button", id: "review-last", onclick: () => reviewDeal(v.deal) },
-      `Review this ${noun()}`));
+  // Review the deal just over; once the match is over, its own page and
+  // record. Ready is here too, for when the banner is out of view.
+  const links = el("div", { class: "room-links" });
+  const ready = readyButton();
+  if (ready) {
+    ready.classList.add("small");
+    ready.dataset.readyCopy = "";
+    links.append(ready);
+  }
+  links.append(el("button", { class: "btn small", type: "button", id: "review-last", onclick: () => reviewDeal(v.deal) },
+    `Review this ${noun()}`));
   if (state.phase === "match_over" && v.match_id) {
     links.append(
       el("a", { class: "btn small", id: "match-page", href: `/m/${encodeURIComponent(v.match_id)}`, target: "_blank",
@@ -539,6 +554,18 @@ function closeReviewForNewDeal() {
   els.review.replaceChildren();
   els.grid.hidden = false;
   toast(`${Noun()} ${state.view.deal} has begun: back at the table.`);
+}
+
+/** At a deal's end, once: bring the result (scores and breakdown) into
+ * view if it is not all in view (on a laptop it is under the board), as
+ * little as it takes. A result already in view, or a review open, is left
+ * alone, and so is the page after that. */
+function showResult() {
+  const r = els.result;
+  if (r.hidden || els.grid.hidden) return;
+  const box = r.getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  r.scrollIntoView({ block: "nearest", behavior: reduceMotion() ? "auto" : "smooth" });
 }
 
 function renderSeats() {
@@ -705,7 +732,10 @@ function renderScores() {
   els.scores.replaceChildren(table);
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
-  else if (v.deals > 1) els.scores.append(el("p", { class: "sub" }, `${Noun()} ${v.deal} of ${v.deals}`));
+  else if (v.deals > 1) {
+    const over = ["deal_over", "match_over"].includes(state.phase) ? " is over" : "";
+    els.scores.append(el("p", { class: "sub", id: "deal-of" }, `${Noun()} ${v.deal} of ${v.deals}${over}`));
+  }
   if (v.history.length) {
     els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
       download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));

@@ -302,11 +302,19 @@ def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: B
     ctx.close()
 
 
+RESULT_IN_VIEW = """() => {
+  const r = document.querySelector('#result').getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= window.innerHeight + 1;
+}"""
+
+
 def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: str, browser: Browser,
                                                                           artifacts: Path) -> None:
-    """A review opened at a deal's end closes by itself when the next deal
-    (or a rematch) starts, and the live table shows: the review's board
-    looked live, and the real one stayed hidden until "Back to the table"."""
+    """At a deal's end the result, under the board on a laptop, scrolls
+    into view, and the scores say that the deal is over. A review opened
+    then closes by itself when the next deal (or a rematch) starts, and the
+    live table shows: the review's board looked live, and the real one
+    stayed hidden until "Back to the table"."""
     made = computer_room(server, "get-stuck", deals=2, seed=12)
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
@@ -320,6 +328,12 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     for deal, button, then in ((1, "#next-deal-btn", "Deal 2 has begun"), (2, "#rematch-btn", "Deal 1 has begun")):
         play_turns(page, rng, 400)
         expect(page.locator("#room")).to_have_attribute("data-phase", "match_over" if deal == 2 else "deal_over")
+        page.wait_for_function(RESULT_IN_VIEW)
+        expect(page.locator("#deal-of")).to_have_text(f"Deal {deal} of 2 is over")
+        ready = "Ready for a rematch" if deal == 2 else "Ready for deal 2"
+        expect(page.locator("#result [data-ready-copy]")).to_have_text(ready)
+        if deal == 1:
+            settled_shot(page, artifacts / "deal-over-result-in-view.png")
         page.click("#review-last")
         expect(page.locator("#review")).to_be_visible()
         expect(page.locator("#room-grid")).to_be_hidden()
