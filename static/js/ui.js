@@ -33,12 +33,18 @@ export function outcomeBlock(outcome, title, { sideName, noun }) {
   const box = el("div", { class: "sides" });
   for (const s of outcome.scores) {
     const won = outcome.winners.includes(s.side);
+    // A side scored by one line for the whole game ("Game: won the game =
+    // +1") has nothing to break down: its line is said once, in the heading.
+    const whole = s.lines.length === 1 && s.lines[0].label.toLowerCase() === noun.toLowerCase()
+      && s.lines[0].points === s.points;
+    let said = won ? ` · won the ${noun}` : "";
+    if (whole) said = won ? ` won the ${noun}` : ` · ${s.lines[0].detail}`;
     const lines = el("ul", { class: "breakdown" });
     for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
     box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), won ? ` · won the ${noun}` : ""),
+      el("div", {}, el("strong", {}, sideName(s.side)), said),
       el("div", { class: "pts" }, points(s.points)),
-      lines));
+      whole ? null : lines));
   }
   return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
 }

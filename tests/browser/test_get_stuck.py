@@ -206,6 +206,8 @@ def test_hostile_name_shows_as_text(server: str, browser: Browser) -> None:
 def test_unknown_room_offers_to_create_one(server: str, page: Page) -> None:
     resp = page.goto(server + "/r/no-such-room")
     assert resp is not None and resp.status == 404
+    words = page.locator(".notfound").inner_text().lower()
+    assert words.count("new one") == 1, words  # the invitation is made once
     expect(page.locator("[data-create]").first).to_be_visible()
     page.locator('[data-create="get-stuck"]').click()
     page.wait_for_url(lambda u: "/r/" in u and "no-such-room" not in u)
