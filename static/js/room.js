@@ -707,6 +707,7 @@ function renderLog() {
     log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`), text.charAt(0).toUpperCase() + text.slice(1)));
   });
   log.scrollTop = log.scrollHeight;
+  log.classList.toggle("scrolled", log.scrollTop > 0);
 }
 
 function renderScores() {
@@ -744,6 +745,7 @@ function renderScores() {
 
 // ---------------------------------------------------------------- page wiring
 els.name.value = localStorage.getItem(NAME_KEY) || "";
+els.log.addEventListener("scroll", () => els.log.classList.toggle("scrolled", els.log.scrollTop > 0), { passive: true });
 $("#join-any").addEventListener("click", () => {
   const asked = sitAt && state && seatInfo(sitAt) && !seatInfo(sitAt).name;
   join(asked ? sitAt : null);

@@ -173,6 +173,18 @@ def opening(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False,
     return n_card, s_card
 
 
+WRAPPED_LINES = """sel => [...document.querySelectorAll(sel)].flatMap((e) => {
+  const text = [...e.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
+  if (!text) return [];
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  const lines = [...range.getClientRects()];
+  return lines.length > 1 ? [[lines[0].left, lines[1].left]] : [];
+})"""
+"""For each entry of a move list that wraps: where its text's first and
+second lines start."""
+
+
 def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
            phase: str = "deal_over") -> None:
     """Both pages show the same result, with the score as its formula, and
@@ -195,9 +207,16 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
     assert len(formulas) == 1, formulas
     for seat, p in pages.items():
         shoot(p, shots / f"stucco-{tag}-end-{seat}.png")
+        # A move that takes two lines goes on under its text, not under its number.
+        lines = p.evaluate(WRAPPED_LINES, "#log li")
+        assert all(abs(first - second) < 1 for first, second in lines), lines
+        if p.evaluate("document.querySelector('#log').scrollTop") > 0:
+            expect(p.locator("#log")).to_have_class(re.compile(r"\bscrolled\b"))  # its top fades out
         # The review of the deal faces the way the table did: the player's own hand at the bottom.
         p.click("#review-last")
         expect(p.locator("#review-board .st-hand.st-bottom")).to_have_attribute("data-seat", seat)
+        lines = p.evaluate(WRAPPED_LINES, "#review-moves .review-move")
+        assert lines and all(abs(first - second) < 1 for first, second in lines), lines
         shoot(p, shots / f"stucco-{tag}-review-{seat}.png")
         p.click("#review-close")
         expect(p.locator("#room-grid")).to_be_visible()
