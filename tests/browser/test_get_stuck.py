@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from browserkit import check_coords, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, Dialog, Page, expect
 
@@ -264,3 +265,30 @@ def test_a_card_sliding_past_lets_clicks_through(server: str, browser: Browser) 
     expect(other.locator("#board .in-flight")).to_have_count(0)
     for c in ctxs:
         c.close()
+
+
+SEAT_ROWS = """() => [...document.querySelectorAll('#seats .seat-row')].map((r) => {
+  const box = (s) => r.querySelector(s).getBoundingClientRect();
+  return { seat: r.dataset.seat, ind: box('.card.ind').width,
+           sitBesideName: box('[data-join]').top < box('.seat-name').bottom };
+})"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, browser: Browser, artifacts: Path,
+                                                               viewport: dict[str, int]) -> None:
+    """Each seat of an empty Get Stuck for Four room takes one row: its
+    indicator Ten big enough to read and its "Sit here" beside the name (each
+    button wrapped onto a line of its own)."""
+    url = create_room(server, "get-stuck-4")
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(url)
+    wait_version(page, 0)
+    rows = page.evaluate(SEAT_ROWS)
+    assert [r["seat"] for r in rows] == list(SEATS)
+    for r in rows:
+        assert r["ind"] >= 28 and r["sitBesideName"], rows
+    page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seats-{viewport['width']}.png"))
+    ctx.close()
