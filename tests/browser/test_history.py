@@ -325,9 +325,11 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     page.click("#join-any")
     expect(page.locator(f'.seat-row.you[data-seat="{made["seat"]}"]')).to_be_visible()
     rng = random.Random(8)
-    for deal, button, then in ((1, "#next-deal-btn", "Deal 2 has begun"), (2, "#rematch-btn", "Deal 1 has begun")):
+    steps = ((1, "#next-deal-btn", "Deal 2 has begun"), (2, "#rematch-btn", "Deal 1 has begun"))
+    for deal, button, then in steps:
         play_turns(page, rng, 400)
-        expect(page.locator("#room")).to_have_attribute("data-phase", "match_over" if deal == 2 else "deal_over")
+        over = "match_over" if deal == 2 else "deal_over"
+        expect(page.locator("#room")).to_have_attribute("data-phase", over)
         page.wait_for_function(RESULT_IN_VIEW)
         expect(page.locator("#deal-of")).to_have_text(f"Deal {deal} of 2 is over")
         ready = "Ready for a rematch" if deal == 2 else "Ready for deal 2"

@@ -352,7 +352,8 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     expect(pages["black"].locator('#result .side-score.won[data-side="red"]')).to_be_visible()
     # One line for the whole game is said once: "Red won the game", no "Game: won the game = +1".
     score = pages["black"].locator("#result .side-score")
-    assert [" ".join(t.split()) for t in score.all_inner_texts()] == ["Red won the game 1", "Black · lost the game 0"]
+    said = [" ".join(t.split()) for t in score.all_inner_texts()]
+    assert said == ["Red won the game 1", "Black · lost the game 0"]
     expect(pages["black"].locator("#result .breakdown")).to_have_count(0)
     assert red.evaluate("document.documentElement.scrollWidth") <= 360
     _shot(red, artifacts / "romeo-phone-won.png", full_page=True)

@@ -371,7 +371,8 @@ def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser, co
         assert side["left"] >= table["right"], where
         assert board["width"] / cols >= least, where
         label = f"{game}-{'-'.join(map(str, options.values())) or 'default'}"
-        page.screenshot(path=str(artifacts / f"table-fit-{label}-{viewport['width']}x{viewport['height']}.png"))
+        size = f"{viewport['width']}x{viewport['height']}"
+        page.screenshot(path=str(artifacts / f"table-fit-{label}-{size}.png"))
         page.context.close()
         contexts.remove(page.context)
 
