@@ -250,17 +250,16 @@ class Room:
         self._legal: dict[str, tuple[str, ...]] = {}
         """The legal moves by seat on the state ``_legal_of``: one dict,
         emptied for each new state (not a new one at every move)."""
-        self._fresh: set[Connection] = set()
+        self._fresh: set[Connection] | None = None
         """Connections whose next state is to carry every sentence of the
-        log (they have just resumed: docs/protocol.md, "log")."""
+        log (they have just resumed: docs/protocol.md, "log"); ``None`` for
+        none (most of a room's life: no empty set kept per room)."""
         self._patch_bases: dict[Connection, str] = {}
         """Connection that takes patches -> the last state it was sent (with
         every sentence): the base of its next patch."""
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
         self._ids_json = f'"room":{_encode(table.id)},"game":{_encode(table.game_id)},'
         """The room's id and game as a state frame writes them (they never change)."""
-        self._you_json = {seat: f'"you":{_encode(seat)},' for seat in (None, *self.seats)}
-        """Each seat (and ``None``, a spectator) as a state frame's ``you``."""
         self._log_json: tuple[tuple[str, str, str] | None, int, str] = (None, 0, "")
         """The start of this deal's log as JSON, without sentences: its last
         entry, how many entries, and their JSON (:meth:`_log_text`)."""
@@ -710,7 +709,7 @@ class Room:
             if secret_moves:
                 view += ',"log":' + _encode(self._public_log(log, seat))
             board = public if public is not None else _encode(game.view(match.state, seat))
-            you = self._you_json.get(seat) or f'"you":{_encode(seat)},'
+            you = _YOU.get(seat) or _you(seat)
             out[seat] = (f'{head}{you}{tail}"legal_moves":{legal},'
                          f'"moves":{moves},"view":{{{view},"board":{board}}}}}')
         return out
@@ -826,15 +825,14 @@ class Room:
         bases = self._patch_bases
         patched = {c.seat for c in bases}
         full = frames if texts_from == 0 or not patched else self.state_frames(patched)
-        fresh = self._fresh
+        fresh, self._fresh = self._fresh or (), None
         for conn in self.connections:
             if conn in bases:
                 self._push_patch(conn, full[conn.seat])
-            elif conn in fresh and texts_from:
+            elif texts_from and conn in fresh:
                 conn.push(self.state_text(conn.seat))
             else:
                 conn.push(frames[conn.seat])
-        fresh.clear()
         self._presence_sent = _presence_key(self.spectators_view())
 
     def _presence_changed(self) -> None:
@@ -889,7 +887,8 @@ class Room:
         self.watch_names.pop(conn, None)
         self._chat_times.pop(conn, None)
         self._patch_bases.pop(conn, None)
-        self._fresh.discard(conn)
+        if self._fresh:
+            self._fresh.discard(conn)
         seat, conn.seat = conn.seat, None
         held = seat is not None and self.seat_conn.get(seat) is conn
         if self.presence is not None:
@@ -1007,8 +1006,8 @@ class Room:
         self.idle_since = None
         conn.push(joined)
         back = self._hand_back_seats()
-        if back or old is None:
-            self._fresh.add(conn)  # the state that tells of it carries every sentence
+        if back or old is None:  # the state that tells of it carries every sentence
+            self._fresh = {*(self._fresh or ()), conn}
         if back:
             # Saved like any action; if it cannot be saved the seat is still
             # theirs, and the hand-back is tried again after the next move.
@@ -1453,6 +1452,16 @@ def _encode(obj: Any) -> str:
     if data.isascii():
         return data.decode("ascii")
     return _NON_ASCII.sub(_escape, data.decode())
+
+
+_YOU: dict[str | None, str] = {None: '"you":null,'}
+"""A state frame's ``you`` for each seat met so far (the games' seat names)."""
+
+
+def _you(seat: str | None) -> str:
+    """``seat`` as a state frame's ``you``, kept in :data:`_YOU`."""
+    text = _YOU[seat] = f'"you":{_encode(seat)},'
+    return text
 
 
 def _presence_key(view: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
