@@ -12,7 +12,7 @@ import { turnAlerts } from "/static/js/alerts.js";
 import { chatPanel } from "/static/js/chat.js";
 import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
-import { nameWith, reduceMotion } from "./dom.js";
+import { bareName, nameWith, reduceMotion } from "./dom.js";
 import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
 
 const root = document.getElementById("room");
@@ -702,9 +702,13 @@ function join(seat) {
 function renderLog() {
   const log = els.log;
   log.replaceChildren();
+  const names = new Map(state.view.seats.filter((s) => s.name).map((s) => [s.seat, bareName(s)]));
   state.view.log.forEach((m, i) => {
     const text = m.text || `${m.seat}: ${m.move ?? "(secret)"}`;
-    log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`), text.charAt(0).toUpperCase() + text.slice(1)));
+    // Who moved, by name: the sentences name seats (a colour, a point of the compass, a Jack).
+    const who = names.get(m.seat);
+    log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`),
+      ...(who ? [el("span", { class: "who" }, who), " "] : []), sentence(text)));
   });
   log.scrollTop = log.scrollHeight;
   log.classList.toggle("scrolled", log.scrollTop > 0);

@@ -82,7 +82,10 @@ def test_play_against_the_computer_from_the_home_page(server: str, browser: Brow
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
     assert play_turns(page, random.Random(2), 4) >= 1
-    expect(page.locator("#log li", has_text="Black moves").first).to_be_visible()
+    black = page.locator("#log li", has_text="Black moves").first
+    expect(black).to_be_visible()
+    # Each entry says who moved, by name (without the computer's level).
+    expect(black.locator(".who")).to_have_text("Alan")
     page.screenshot(path=str(artifacts / "bots-vs-computer-phone.png"), full_page=True)
 
     # The name is remembered now: the next game seats the user at once.
