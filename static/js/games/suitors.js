@@ -15,6 +15,7 @@
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
 import { bareName, cancelHint, clickWord, el, nameWith, reduceMotion } from "../dom.js";
 import { gridPlay, lockBadge, sortMoves } from "../grid.js";
+import { sentence } from "../ui.js";
 
 /** The squares a move is clicked on: a reveal its card; a jump its Jumper,
  * then the square it lands on. */
@@ -43,7 +44,6 @@ const ui = {
 };
 
 // ---------------------------------------------------------------- small helpers
-function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
 
 function seatInfo(state, seat) { return state.view.seats.find((s) => s.seat === seat) || null; }
 
