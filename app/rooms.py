@@ -1430,6 +1430,10 @@ def _log_entries(entries: tuple[tuple[str, str, str], ...], sentences: bool) -> 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
+_LATIN1_OR_ASTRAL = (b"\xc2", b"\xc3", b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+"""The UTF-8 lead bytes of U+0080 to U+00FF and of U+10000 and beyond: the
+characters that Python's ``backslashreplace`` escapes otherwise than JSON."""
+
 
 def _escape(found: re.Match[str]) -> str:
     """A character outside ASCII as a JSON escape (two, a surrogate pair,
@@ -1451,7 +1455,12 @@ def _encode(obj: Any) -> str:
     data = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
     if data.isascii():
         return data.decode("ascii")
-    return _NON_ASCII.sub(_escape, data.decode())
+    text = data.decode()
+    if any(lead in data for lead in _LATIN1_OR_ASTRAL):
+        return _NON_ASCII.sub(_escape, text)
+    # Only characters from U+0100 to U+FFFF (an en dash, the suit symbols):
+    # Python's own escapes of those are JSON's, and four times as quick.
+    return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 _YOU: dict[str | None, str] = {None: '"you":null,'}

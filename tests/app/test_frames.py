@@ -79,3 +79,24 @@ def test_score_line_factors_reach_the_wire_only_where_there_are_some() -> None:
     assert a["value"] * b["value"] == line["points"] == winner["points"] > 0
     assert (a["label"], b["label"]) == ("cards played", "in the last turn")
     assert "factors" not in loser["lines"][0]
+
+
+def test_frame_text_is_ascii_and_reads_back_whatever_the_characters() -> None:
+    """``app.rooms._encode``, which every state frame is built from: ASCII
+    out, the same value back, for text with quotes, backslashes and control
+    characters, Latin-1 letters, characters up to U+FFFF (an en dash, the
+    suits) and beyond (a playing card, an emoji), alone or mixed."""
+    import random
+
+    from app.rooms import _encode
+
+    pool = ([chr(c) for c in range(32, 127)] + [chr(c) for c in range(0x80, 0x100)]
+            + ["–", "♠", "♥", "♦", "♣", "\ufffd", "🃏", "😀", "\U00010000", "\U0010ffff", '"', "\\", "\n"])
+    rng = random.Random(3)
+    for _ in range(2000):
+        key = "".join(rng.choices(pool, k=rng.randint(0, 4)))
+        value = {key: ["".join(rng.choices(pool, k=rng.randint(0, 12)))],
+                 "side": rng.choice(["North–South", "Zoë", "Ånne 🃏", "plain"])}
+        text = _encode(value)
+        assert text.isascii() and json.loads(text) == value, (value, text)
+    assert _encode({"side": "North–South"}) == '{"side":"North\\u2013South"}'
