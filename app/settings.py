@@ -12,7 +12,9 @@ instead. Tests build their own :class:`Settings` and pass it to
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
@@ -23,6 +25,40 @@ from engine.registry import GAMES
 
 def _all_games() -> tuple[str, ...]:
     return tuple(GAMES)
+
+
+ROOM_KIB = 64
+"""What one room of four seats takes in memory, sockets included, with
+room to spare (``bench/load.py`` prints it: 50-55 KiB)."""
+
+ROOMS_MEMORY_SHARE = 0.25
+"""The part of the memory the rooms may take by default."""
+
+
+def memory_bytes(cgroup: Path = Path("/sys/fs/cgroup/memory.max")) -> int | None:
+    """The memory this process may use: the container's limit (cgroup v2)
+    if it has one, else the machine's; ``None`` if neither can be read."""
+    try:
+        text = cgroup.read_text().strip()
+        if text.isdigit():
+            return int(text)
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def rooms_memory_allows(memory: int | None = None) -> int:
+    """The default room limit: as many rooms of :data:`ROOM_KIB` as fit in
+    :data:`ROOMS_MEMORY_SHARE` of ``memory`` (bytes; by default
+    :func:`memory_bytes`), at least 1,000 and at most 100,000: about 4,000
+    rooms a GiB."""
+    memory = memory_bytes() if memory is None else memory
+    if memory is None:
+        return 1000
+    return max(1000, min(100_000, int(memory * ROOMS_MEMORY_SHARE / (ROOM_KIB * 1024))))
 
 
 class Settings(BaseSettings):
@@ -66,7 +102,8 @@ class Settings(BaseSettings):
       after that (for its history) once it is no longer used.
     * ``room_create_burst``, ``room_create_per_hour``: one client address may
       create this many rooms at once, then this many an hour.
-    * ``max_rooms``: creating a room beyond this many answers 503.
+    * ``max_rooms``: creating a room beyond this many answers 503. By default
+      what memory allows (:func:`rooms_memory_allows`).
     * ``ws_per_address``: websockets one client address may hold open at once
       (``app.limits``; an IPv6 address counts as its /64).
     * ``ws_per_minute``: websockets one client address may open in any 60 s.
@@ -104,7 +141,7 @@ class Settings(BaseSettings):
     auto_pass_seconds: float = Field(default=1.5, ge=0)
     ready_away_seconds: float = Field(default=60.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
-    max_rooms: int = Field(default=1000, ge=1)
+    max_rooms: int = Field(default_factory=lambda: rooms_memory_allows(), ge=1)
     database: str = "data/cardboard.db"
     keep_days: float = Field(default=30.0, ge=0)
     room_create_burst: int = Field(default=30, ge=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -75,3 +76,22 @@ def test_a_full_server_frees_a_room_nobody_opened_rather_than_refusing() -> None
         with pytest.raises(LobbyFull):
             await lobby.create_room("get-stuck", {})
     asyncio.run(run())
+
+
+def test_the_room_limit_follows_what_memory_allows(tmp_path: Path) -> None:
+    """By default a quarter of the memory, at 64 KiB a room: about 4,000
+    rooms a GiB, at least 1,000 and at most 100,000; a container's limit
+    (cgroup v2 ``memory.max``) counts rather than the machine's."""
+    from app.settings import memory_bytes, rooms_memory_allows
+
+    assert rooms_memory_allows(2**30) == 4096
+    assert rooms_memory_allows(8 * 2**30) == 32768
+    assert rooms_memory_allows(64 * 2**20) == 1000 and rooms_memory_allows(2**40) == 100_000
+    limit = tmp_path / "memory.max"
+    limit.write_text("536870912\n")
+    assert memory_bytes(limit) == 2**29
+    limit.write_text("max\n")  # no limit in the container: the machine's memory
+    machine = memory_bytes(limit)
+    assert machine is not None and machine > 2**29
+    assert Settings().max_rooms == rooms_memory_allows()
+    assert Settings(max_rooms=7).max_rooms == 7
