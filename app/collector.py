@@ -1,31 +1,33 @@
-"""How the server's garbage collector runs: full collections that walk only
+"""How the server's garbage collector runs: every collection walks only
 what is new.
 
-A server keeps thousands of sockets and rooms alive for hours. CPython's full
-(generation 2) collection walks every live container object each time it
-runs, and it runs whenever a quarter as many objects again have lived long
-enough to reach that generation: at 5,000 sockets that is some 300,000
-objects and 260-400 ms during which no socket is served, every few seconds
-(``bench/load.py`` prints them). Most of those objects (sockets, rooms, their
-tables) are the same from one collection to the next.
+A server keeps thousands of sockets and rooms alive for hours. CPython's
+older generations are walked again and again: a full (generation 2)
+collection walks every live container object (at 5,000 sockets some 300,000
+objects and 260-400 ms during which no socket is served), and a middle
+(generation 1) one walks everything that survived the young collections
+since the last (at 1,250 rooms every room's latest table: 20,000-36,000
+objects, 10-30 ms every two seconds, the longest pauses a move saw).
 
-:class:`Collector` freezes (:func:`gc.freeze`) whatever survives a
-collection of the middle or the oldest generation, so that the oldest
-generation stays empty: a full collection then walks no more than a
-middle one (the young objects), instead of all that reached the oldest
-generation since the last (tens of milliseconds at 1,250 rooms, in most
-30 s windows of ``bench/load.py``). Frozen objects are still freed as soon as
-nothing refers to them (reference counting); only a *cycle* of them that
-nothing else refers to waits, until the sweep: the frozen objects are
-thawed and a full collection (:meth:`Collector.run`, a task of the
-server's) walks them all once, frees such cycles, and freezes what is left
-again. That walk is the one long pause left (about 300 ms at 500 rooms on a
-small machine), so it comes only when it may pay: at most every
+:class:`Collector` freezes (:func:`gc.freeze`) whatever survives any
+collection, the young ones included, so that the middle and oldest
+generations stay empty: every collection walks no more than the objects
+made since the last one. Frozen objects are still freed as soon as nothing
+refers to them (reference counting), and most of what a move makes dies
+that way (the table it replaced, the frames it sent); only a *cycle* of
+frozen objects that nothing else refers to waits, until the sweep: the
+frozen objects are thawed and a full collection (:meth:`Collector.run`, a
+task of the server's) walks them all once, frees such cycles, and freezes
+what is left again. The rooms and their sockets make no such cycles while
+they play (none in 15 s of ``bench/load.py`` at 1,250 rooms; the HTTP
+half of a websocket's connection is let go without one,
+:mod:`app.handshake`), so the sweep, the one long pause left (about
+300 ms at 1,250 rooms), comes only when it may pay: at most every
 ``sweep_seconds``, and only once the frozen objects have grown by
 :data:`GROWTH` since the last sweep (CPython's own rule for its full
-collections). A server whose rooms make no garbage cycles, and whose number
-of rooms holds steady, is not swept at all. ``sweep_seconds`` is
-``Settings.gc_sweep_seconds``; 0 leaves CPython's own policy as it is.
+collections). A server whose number of rooms holds steady is not swept at
+all. ``sweep_seconds`` is ``Settings.gc_sweep_seconds``; 0 leaves CPython's
+own policy as it is.
 """
 
 from __future__ import annotations
@@ -97,12 +99,10 @@ class Collector:
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         generation = info.get("generation")
-        if generation == 1:
-            if phase == "stop":
-                # The survivors have just joined the oldest generation.
-                gc.freeze()
-            return
         if generation != 2:
+            if phase == "stop":
+                # The survivors have just joined an older generation.
+                gc.freeze()
             return
         if phase == "start":
             now = self.clock()

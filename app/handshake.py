@@ -70,8 +70,14 @@ class DeadlineProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
+        """As uvicorn's; then this protocol, whose transport now serves the
+        websocket, lets its parser go: the parser refers back to it (its
+        callbacks), a cycle that only a garbage collection would free
+        (``app.collector``: one that had survived a collection would wait
+        for the sweep). Without it the protocol is freed at once."""
         self._disarm()
         super().handle_websocket_upgrade()
+        self.parser = None  # type: ignore[assignment]  # as uvicorn's connection_lost does
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

@@ -1,0 +1,75 @@
+"""The HTTP half of a websocket's connection (``app/handshake.py``) is
+freed as soon as the connection is upgraded, without a garbage collection."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from typing import Any
+
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+
+from app.handshake import DeadlineProtocol
+from app.wsproto import LeanProtocol
+
+UPGRADE = (b"GET /ws/room HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+class Transport(asyncio.Transport):
+    """A socket's transport that keeps what it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.protocol: Any = None
+        self.written = b""
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 5555) if name in ("peername", "sockname") else default
+
+    def set_protocol(self, protocol: Any) -> None:
+        self.protocol = protocol
+
+    def write(self, data: Any) -> None:
+        self.written += bytes(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+async def _never_answers(scope: Any, receive: Any, send: Any) -> None:
+    await asyncio.sleep(3600)
+
+
+def test_the_http_protocol_is_freed_once_upgraded_without_a_collection() -> None:
+    async def run() -> None:
+        config = Config(app=_never_answers, ws=LeanProtocol, log_level="warning")
+        config.load()
+        transport = Transport()
+        http = DeadlineProtocol(config=config, server_state=ServerState(), app_state={},
+                                deadline=30.0)
+        http.connection_made(transport)
+        gone = weakref.ref(http)
+        gc.disable()
+        try:
+            http.data_received(UPGRADE)
+            assert isinstance(transport.protocol, LeanProtocol), "upgraded"
+            del http
+            assert gone() is None, "freed by reference counting alone"
+        finally:
+            gc.enable()
+        transport.protocol.connection_lost(None)
+        await asyncio.sleep(0)
+    asyncio.run(run())
