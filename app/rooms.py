@@ -1129,11 +1129,20 @@ class Room:
         ``stale_version`` (``docs/protocol.md``, "Versions and simultaneous
         moves").
 
+        A pass on a version on which the server has already passed for the
+        seat (``docs/protocol.md``, "Forced passes": the person pressed Pass
+        just as the server played it) is that very move, played already:
+        ``conn`` is sent the state, and nothing else happens.
+
         Raises ``not_seated``, ``not_playing``, ``not_your_turn`` (also while
         a computer player finishes the turn of a seat handed back to ``conn``),
         ``stale_version``, ``malformed_move`` or ``illegal_move``, in that order.
         """
-        self._judge(self._seated(conn), move, version, computer=False)
+        seat = self._seated(conn)
+        if move == PASS and version < self.version and self.table.passed_for(seat, version):
+            self.send_state(conn)
+            return
+        self._judge(seat, move, version, computer=False)
 
     def must_pass(self, seat: str) -> bool:
         """True if the server should pass for ``seat`` now: a deal is in play,

@@ -125,6 +125,10 @@ def computer_name(index: int, level: str) -> str:
     return f"{COMPUTER_NAMES[index % len(COMPUTER_NAMES)]} ({level})"
 
 
+FORCED_NOTE = " (played by the server: no other move)"
+"""What ends the log sentence of a pass the server played for a person
+(``docs/protocol.md``, "Forced passes")."""
+
 @dataclass(frozen=True, slots=True)
 class RoomOption:
     """A yes/no setting of a room, chosen by its creator next to the game's
@@ -421,6 +425,15 @@ class Table:
                 return v
         return -1
 
+    def passed_for(self, seat: str, version: int) -> bool:
+        """True if the server played ``seat``'s forced pass on the state of
+        ``version`` (it made ``version`` + 1), in this deal, and ``seat``
+        has not moved since (``docs/protocol.md``, "Forced passes")."""
+        if self.last_move_of(seat) != version + 1 or version < self.deal_started:
+            return False
+        last = next((e for e in reversed(self.log) if e[0] == seat), None)
+        return last is not None and last[1] == "pass" and last[2].endswith(FORCED_NOTE)
+
     # ---- actions --------------------------------------------------------------------------
     def apply(self, action: Action) -> Table:
         """The table after ``action`` (version + 1). The room has checked it;
@@ -496,7 +509,7 @@ class Table:
         seat, move = str(a["seat"]), str(a["move"])
         text = describe(self.game, self.match.state, seat, move)
         if a.get("forced"):
-            text = f"{text} (played by the server: no other move)"
+            text = f"{text}{FORCED_NOTE}"
         match = self.match.play(seat, move)
         version = self.version + 1
         # The other seats' pairs are kept, not made again: a move leaves two

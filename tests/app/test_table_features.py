@@ -576,6 +576,27 @@ def test_a_pass_made_in_the_pause_is_played_once() -> None:
         assert "played by the server" not in passes[0]["text"]
 
 
+def test_a_pass_sent_just_after_the_server_played_it_is_no_error() -> None:
+    """The person presses Pass as the server passes for them: their pass,
+    made on the version the server passed on, is that same move, played
+    already. They get the state, no error, and nothing else changes."""
+    with make_bot_client(PASSING) as client, four_people(client) as peers:
+        stuck, before = play_until_a_pass_is_due(peers)
+        clock = pass_is_due(client)
+        clock.advance(PASSING.auto_pass_seconds * 2)
+        after = until(stuck, lambda s: s["version"] > before["version"])
+        assert after["view"]["log"][-1]["text"].endswith("(played by the server: no other move)")
+        stuck.send(type="move", move="pass", version=before["version"])
+        again = stuck.recv()
+        assert again["type"] == "state", again
+        assert again["version"] == after["version"]
+        assert len(again["view"]["log"]) == len(after["view"]["log"])
+        # A pass on an older version is refused as before.
+        stuck.send(type="move", move="pass", version=before["version"] - 1)
+        refused = stuck.recv()
+        assert refused["type"] == "error" and refused["code"] in ("not_your_turn", "not_playing")
+
+
 def test_no_forced_passes_when_the_room_says_so() -> None:
     with make_bot_client(PASSING) as client, four_people(client, auto_pass=False) as peers:
         stuck, before = play_until_a_pass_is_due(peers)
