@@ -121,10 +121,11 @@ class Settings(BaseSettings):
       serves the same rooms (``docs/scaling.md``).
     * ``redis_prefix``: the prefix of every key and channel Cardboard uses in
       that Redis (so that one Redis can serve other things too).
-    * ``gc_sweep_seconds``: a full garbage collection walks only the objects
-      that are new since the last one, and all of them at most every this
-      many seconds, once their number has grown by a quarter
-      (:mod:`app.collector`); 0 keeps CPython's own policy.
+    * ``gc_sweep_seconds``: every garbage collection walks only the objects
+      that are new since the last one (a young collection every 50 ms),
+      and all of them at most every this many seconds, once their number
+      has grown by a quarter (:mod:`app.collector`); 0 keeps CPython's own
+      policy.
     """
 
     model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
