@@ -260,6 +260,9 @@ class Room:
         self._sides = [{"side": name, "seats": list(ss)} for name, ss in self.sides]
         self._ids_json = f'"room":{_encode(table.id)},"game":{_encode(table.game_id)},'
         """The room's id and game as a state frame writes them (they never change)."""
+        self._results: tuple[object, object, str] = (None, None, "")
+        """The ended deals and the current deal's outcome that
+        :meth:`_results_text` last wrote, and what it wrote."""
         self._log_json: tuple[tuple[str, str, str] | None, int, str] = (None, 0, "")
         """The start of this deal's log as JSON, without sentences: its last
         entry, how many entries, and their JSON (:meth:`_log_text`)."""
@@ -666,7 +669,6 @@ class Room:
         match = table.match
         phase = table.phase
         to_move = list(game.to_move(match.state)) if phase == "playing" else []
-        outcomes = [o.to_json() for o in match.outcomes]
         secret_moves = game.info.secret_moves
         held = dict(table.holders)
         common: dict[str, Any] = {
@@ -675,8 +677,6 @@ class Room:
             "sides": self._sides,
             "options": dict(table.options),
             "deal": match.deal_number,
-            "outcome": outcomes[-1] if match.current.outcome is not None else None,
-            "history": [{"deal": i + 1, "outcome": o} for i, o in enumerate(outcomes)],
             "totals": match.totals(),
             "match_winners": list(match.winners()),
             "seed": match.seed if match.over else None,
@@ -688,7 +688,7 @@ class Room:
             "seeded": self.table.seeded,
             "match_id": self.table.match_id if match.over else None,
         }
-        shared = _encode(common)[1:-1]
+        shared = f"{_encode(common)[1:-1]},{self._results_text(match)}"
         if secret_moves:
             log = (_log_entries(table.log[:texts_from], sentences=False)
                    + _log_entries(table.log[texts_from:], sentences=True))
@@ -713,6 +713,24 @@ class Room:
             out[seat] = (f'{head}{you}{tail}"legal_moves":{legal},'
                          f'"moves":{moves},"view":{{{view},"board":{board}}}}}')
         return out
+
+    def _results_text(self, match: Match) -> str:
+        """A state frame's ``outcome`` (the current deal's, once over) and
+        ``history`` (every ended deal's) as JSON text. They change only
+        when a deal ends or the next is dealt, so the text is kept while
+        the match's ended deals and the current deal's outcome are the
+        same objects (a breakdown of scores is most of a frame's text, and
+        was encoded again at every move)."""
+        finished, outcome = match.finished, match.current.outcome
+        was_finished, was_outcome, text = self._results
+        if was_finished is finished and was_outcome is outcome and text:
+            return text
+        outcomes = [o.to_json() for o in match.outcomes]
+        text = _encode({"outcome": outcomes[-1] if outcome is not None else None,
+                        "history": [{"deal": i + 1, "outcome": o} for i, o in enumerate(outcomes)]})
+        text = text[1:-1]
+        self._results = (finished, outcome, text)
+        return text
 
     def _log_text(self, texts_from: int) -> str:
         """This deal's log as JSON text, as a state frame's ``log`` holds it:
@@ -1438,10 +1456,15 @@ def _log_entries(entries: tuple[tuple[str, str, str], ...], sentences: bool) -> 
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_LATIN1 = re.compile(r"[\x80-\xff]")
 
-_LATIN1_OR_ASTRAL = (b"\xc2", b"\xc3", b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
-"""The UTF-8 lead bytes of U+0080 to U+00FF and of U+10000 and beyond: the
-characters that Python's ``backslashreplace`` escapes otherwise than JSON."""
+_LATIN1_LEADS = (b"\xc2", b"\xc3")
+"""The UTF-8 lead bytes of U+0080 to U+00FF, which Python's
+``backslashreplace`` writes as ``\\xNN``, not as JSON does."""
+
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+"""The UTF-8 lead bytes of U+10000 and beyond, which ``backslashreplace``
+writes as ``\\UNNNNNNNN``, not as JSON does (a surrogate pair)."""
 
 
 def _escape(found: re.Match[str]) -> str:
@@ -1465,9 +1488,14 @@ def _encode(obj: Any) -> str:
     if data.isascii():
         return data.decode("ascii")
     text = data.decode()
-    if any(lead in data for lead in _LATIN1_OR_ASTRAL):
+    if any(lead in data for lead in _ASTRAL_LEADS):
         return _NON_ASCII.sub(_escape, text)
-    # Only characters from U+0100 to U+FFFF (an en dash, the suit symbols):
+    if any(lead in data for lead in _LATIN1_LEADS):
+        # A few distinct characters at most (the × of a score's breakdown),
+        # each replaced throughout by its escape.
+        for char in set(_LATIN1.findall(text)):
+            text = text.replace(char, f"\\u{ord(char):04x}")
+    # Characters from U+0100 to U+FFFF (an en dash, the suit symbols):
     # Python's own escapes of those are JSON's, and four times as quick.
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
