@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
 
@@ -301,6 +302,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _loads(text: str) -> Any:
+    """``text`` as JSON: NaN and Infinity are refused. orjson reads what
+    the standard library reads, several times as fast, except a few things
+    it refuses that the standard library takes (a lone surrogate such as
+    ``"\\ud800"``, an integer beyond 64 bits): those the standard library
+    reads, so that every frame is judged the same either way. Raises
+    ``ValueError`` (or ``RecursionError``) for text that is not JSON."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text, parse_constant=_reject_constant)
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -335,7 +349,7 @@ def read_frame(text: str | None, data: bytes | None) -> ClientFrame:
     if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
         raise FrameError("too_large", f"a frame may be at most {MAX_FRAME_BYTES} bytes")
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = _loads(text)
     except (ValueError, RecursionError) as exc:
         raise FrameError("bad_json", f"the frame is not valid JSON ({str(exc)[:80]})") from None
     if not isinstance(obj, dict):
