@@ -150,7 +150,9 @@ def test_an_action_that_cannot_be_saved_is_refused(broken: Breaker) -> None:
         stored = broken.client.portal.call(broken.lobby.storage.load, room_id)  # type: ignore[union-attr]
         assert stored is not None and stored.meta.version == version + 1
         assert [e.version for e in stored.entries] == list(range(version + 2))
-        assert stored.entries[-1].action["t"] == frame["type"]
+        # The last "ready" of a break is stored as what it starts (Room.ready).
+        taken = {"move": ("move",), "ready": ("ready", "next_deal", "rematch")}[frame["type"]]
+        assert stored.entries[-1].action["t"] in taken
         rebuilt = Room.rebuild(stored, broken.lobby.storage)
         assert rebuilt.table == room.table
         # And play goes on.
