@@ -49,23 +49,33 @@ YOUNG_SECONDS = 0.05
 """Seconds between two young collections that :meth:`Collector.run` starts
 (:attr:`Collector.young_seconds`)."""
 
+IDLE_SECONDS = 1.0
+"""Seconds between two looks of :meth:`Collector.run` while the server is
+idle (fewer young objects than :attr:`Collector.idle_objects`)."""
+
+IDLE_OBJECTS = 200
+"""Young objects below which :meth:`Collector.run` takes the server for
+idle: no collection, and the next look in :data:`IDLE_SECONDS`."""
+
 
 class Collector:
     """The policy above, installed with :meth:`install` (a ``gc.callbacks``
     entry) and removed with :meth:`uninstall`, and paced by :meth:`run`;
     ``clock`` (seconds) times the sweeps, ``young_seconds`` (seconds) is
-    the pace of the young collections. ``sweeps`` counts the full
+    the pace of the young collections, ``idle_objects`` how few young
+    objects make the server idle. ``sweeps`` counts the full
     collections that walked everything. Raises ``ValueError`` if either
     interval is not positive."""
 
     def __init__(self, sweep_seconds: float, clock: Callable[[], float] = time.monotonic,
-                 young_seconds: float = YOUNG_SECONDS) -> None:
+                 young_seconds: float = YOUNG_SECONDS, idle_objects: int = IDLE_OBJECTS) -> None:
         if sweep_seconds <= 0:
             raise ValueError("sweep_seconds must be positive")
         if young_seconds <= 0:
             raise ValueError("young_seconds must be positive")
         self.sweep_seconds = sweep_seconds
         self.young_seconds = young_seconds
+        self.idle_objects = idle_objects
         self.clock = clock
         self.sweeps = 0
         self._due = clock() + sweep_seconds
@@ -86,11 +96,10 @@ class Collector:
 
     async def run(self) -> None:
         """For as long as this runs (a task of the server's): a young
-        collection every ``young_seconds`` if anything was made since the
-        last, and a sweep every ``sweep_seconds`` if the frozen objects
-        have :meth:`grown` (``clock`` is looked at every
-        ``young_seconds``). A full collection started otherwise
-        (``gc.collect()``) sweeps if one is due, grown or not.
+        collection every ``young_seconds``, and a sweep every
+        ``sweep_seconds`` if the frozen objects have :meth:`grown`
+        (``clock`` is looked at each time). A full collection started
+        otherwise (``gc.collect()``) sweeps if one is due, grown or not.
 
         The young collections: CPython starts one once 700 more container
         objects have been made than freed, and a busy server frees about as
@@ -98,11 +107,15 @@ class Collector:
         before), so it walks whatever lived since the last, thousands of
         objects and 2-16 ms at 1,250 rooms, the longest pauses left. Started
         here at a steady pace, each walks a fiftieth of a second's worth:
-        the same walk in short pieces."""
+        the same walk in short pieces. While fewer than ``idle_objects``
+        are young the server is idle: nothing is collected and the next
+        look comes in :data:`IDLE_SECONDS`, so that an idle server wakes
+        once a second for this, not twenty times."""
         while True:
-            await asyncio.sleep(self.young_seconds)
-            if gc.get_count()[0] > 0:
+            young = len(gc.get_objects(generation=0))
+            if young >= self.idle_objects:
                 gc.collect(0)
+            await asyncio.sleep(self.young_seconds if young >= self.idle_objects else IDLE_SECONDS)
             if self.clock() < self._due:
                 continue
             if self.grown():

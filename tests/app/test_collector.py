@@ -149,12 +149,15 @@ def test_no_sweep_while_the_frozen_objects_hold_steady(policy: tuple[Collector, 
     assert collector.sweeps == 2 and gone() is None
 
 
-def test_young_collections_come_at_a_steady_pace(policy: tuple[Collector, Clock]) -> None:
+@pytest.mark.parametrize("busy", [True, False])
+def test_young_collections_come_at_a_steady_pace_while_busy(
+        policy: tuple[Collector, Clock], busy: bool) -> None:
     """:meth:`Collector.run` starts a young collection every
-    ``young_seconds``: with CPython's own collections off, what is made
-    is walked (and frozen) all the same, and a young cycle that died is
-    freed."""
-    collector = Collector(60.0, Clock(), young_seconds=0.01)
+    ``young_seconds`` while the server is busy (at least ``idle_objects``
+    young objects): with CPython's own collections off, what is made is
+    walked (and frozen) all the same, and a young cycle that died is
+    freed. An idle server is left be."""
+    collector = Collector(60.0, Clock(), young_seconds=0.01, idle_objects=0 if busy else 10**9)
     gc.collect()
     kept, dead = Node(), Node()
     gone = weakref.ref(dead)
@@ -172,9 +175,13 @@ def test_young_collections_come_at_a_steady_pace(policy: tuple[Collector, Clock]
     try:
         assert any(kept is o for o in gc.get_objects(generation=0))
         asyncio.run(run_a_while())
-        assert all(kept is not o for g in range(3) for o in gc.get_objects(generation=g)), "frozen"
-        assert gc.get_freeze_count() > frozen
-        assert gone() is None
+        young = any(kept is o for o in gc.get_objects(generation=0))
+        if busy:
+            assert not young and all(kept is not o for g in range(3) for o in gc.get_objects(generation=g))
+            assert gc.get_freeze_count() > frozen
+            assert gone() is None
+        else:
+            assert young and gone() is not None, "not collected"
     finally:
         gc.enable()
 
