@@ -1147,10 +1147,11 @@ class Room:
         ``stale_version`` (``docs/protocol.md``, "Versions and simultaneous
         moves").
 
-        A pass on a version on which the server has already passed for the
-        seat (``docs/protocol.md``, "Forced passes": the person pressed Pass
-        just as the server played it) is that very move, played already:
-        ``conn`` is sent the state, and nothing else happens.
+        A pass on a version from before the server's pass for the seat, when
+        that pass is the seat's last move (``docs/protocol.md``, "Forced
+        passes": the person pressed Pass just as the server played it), is
+        that very move, played already: ``conn`` is sent the state, and
+        nothing else happens.
 
         Raises ``not_seated``, ``not_playing``, ``not_your_turn`` (also while
         a computer player finishes the turn of a seat handed back to ``conn``),

@@ -426,10 +426,13 @@ class Table:
         return -1
 
     def passed_for(self, seat: str, version: int) -> bool:
-        """True if the server played ``seat``'s forced pass on the state of
-        ``version`` (it made ``version`` + 1), in this deal, and ``seat``
-        has not moved since (``docs/protocol.md``, "Forced passes")."""
-        if self.last_move_of(seat) != version + 1 or version < self.deal_started:
+        """True if ``seat``'s last move, made after the state of ``version``
+        in this deal, is a pass the server played for it (``docs/protocol.md``,
+        "Forced passes"): the seat has had no move of its own since the
+        state of ``version``. The server's pass is judged on the version on
+        which its pause began, so a seating change during the pause may put
+        a version between the two."""
+        if self.last_move_of(seat) <= version or version < self.deal_started:
             return False
         last = next((e for e in reversed(self.log) if e[0] == seat), None)
         return last is not None and last[1] == "pass" and last[2].endswith(FORCED_NOTE)

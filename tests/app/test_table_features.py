@@ -576,23 +576,32 @@ def test_a_pass_made_in_the_pause_is_played_once() -> None:
         assert "played by the server" not in passes[0]["text"]
 
 
-def test_a_pass_sent_just_after_the_server_played_it_is_no_error() -> None:
+@pytest.mark.parametrize("seating_change", [False, True])
+def test_a_pass_sent_just_after_the_server_played_it_is_no_error(seating_change: bool) -> None:
     """The person presses Pass as the server passes for them: their pass,
-    made on the version the server passed on, is that same move, played
-    already. They get the state, no error, and nothing else changes."""
+    made on a version from before the server's, is that same move, played
+    already. They get the state, no error, and nothing else changes; also
+    when a seating change (a new seat link) came during the server's pause,
+    a version between the state they saw and the server's pass."""
     with make_bot_client(PASSING) as client, four_people(client) as peers:
         stuck, before = play_until_a_pass_is_due(peers)
         clock = pass_is_due(client)
+        if seating_change:
+            other = next(p for p in peers if p is not stuck)
+            other.send(type="new_token")
+            other.joined()
+            until(stuck, lambda s: s["version"] == before["version"] + 1)
         clock.advance(PASSING.auto_pass_seconds * 2)
-        after = until(stuck, lambda s: s["version"] > before["version"])
+        after = until(stuck, lambda s: s["view"]["log"][-1]["seat"] == stuck.seat)
         assert after["view"]["log"][-1]["text"].endswith("(played by the server: no other move)")
+        assert after["version"] == before["version"] + (2 if seating_change else 1)
         stuck.send(type="move", move="pass", version=before["version"])
         again = stuck.recv()
         assert again["type"] == "state", again
         assert again["version"] == after["version"]
         assert len(again["view"]["log"]) == len(after["view"]["log"])
-        # A pass on an older version is refused as before.
-        stuck.send(type="move", move="pass", version=before["version"] - 1)
+        # Any other move on that version is refused as before.
+        stuck.send(type="move", move="a1", version=before["version"])
         refused = stuck.recv()
         assert refused["type"] == "error" and refused["code"] in ("not_your_turn", "not_playing")
 
