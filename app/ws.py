@@ -179,6 +179,11 @@ class WsConnection:
         self._queue.clear()
         if self._writer is not None:
             self._writer.cancel()
+            # Let go of it: a task cancelled before it first ran keeps the
+            # error, whose traceback holds its frame and so this connection
+            # (and its socket); with this reference they made a cycle that
+            # only a full garbage collection frees (app.collector: the sweep).
+            self._writer = None
 
 
 async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[], None] | None = None,

@@ -1,5 +1,8 @@
-"""The HTTP half of a websocket's connection (``app/handshake.py``) is
-freed as soon as the connection is upgraded, without a garbage collection."""
+"""What a websocket's connection leaves behind is freed by reference counting
+alone, without a garbage collection (``app/collector.py`` would keep a
+cycle that had survived a collection until its sweep): the HTTP half of the
+connection once it is upgraded (``app/handshake.py``), and the connection
+itself once closed with a send under way (``app/ws.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import gc
 import weakref
 from typing import Any
 
+import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
@@ -72,4 +76,36 @@ def test_the_http_protocol_is_freed_once_upgraded_without_a_collection() -> None
             gc.enable()
         transport.protocol.connection_lost(None)
         await asyncio.sleep(0)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("sending", [False, True])
+def test_a_closed_connection_is_freed_without_a_collection(sending: bool) -> None:
+    """``WsConnection.close`` cancels the task that sends its frames, whether
+    it has begun (a send under way) or not yet; either way the connection
+    is freed by reference counting alone. A task cancelled before it ran
+    keeps the error, whose traceback holds the connection: with the
+    connection holding the task, the two made a cycle (found under
+    connection churn)."""
+    from app.ws import WsConnection
+
+    async def run() -> None:
+        async def send(text: str) -> None:
+            await asyncio.Event().wait()  # a client that never takes the frame
+
+        gone = weakref.ref(send)
+        conn = WsConnection(send)
+        del send
+        conn.push("a frame")
+        if sending:
+            await asyncio.sleep(0)
+        conn.close()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        gc.disable()
+        try:
+            del conn
+            assert gone() is None, "freed by reference counting alone"
+        finally:
+            gc.enable()
     asyncio.run(run())
