@@ -56,13 +56,15 @@ def test_the_game_goes_on_by_itself_after_a_restart(browser: Browser, tmp_path: 
             p.on("pageerror", lambda e: errors.append(str(e)))
         sit(page, url, "Ann", seat)
         watcher.goto(url)
-        # A few moves, then stop the server while it is the page's turn.
-        for _ in range(3):
-            v = version(page)
-            page.click(f'.cell.playable[data-square="{rng.choice(my_turn(page))}"]')
-            wait_version(page, v + 2)  # the move, then the computer's answer
+        # A move, then stop the server while it is the page's turn. (One
+        # only: the computer plays at random, and after a few moves it may
+        # leave this seat stuck, which ends the deal.)
+        v = version(page)
+        page.click(f'.cell.playable[data-square="{rng.choice(my_turn(page))}"]')
+        wait_version(page, v + 2)  # the move, then the computer's answer
         squares = my_turn(page)
         before = version(page)
+        logged = page.locator("#log li").count()
         wait_version(watcher, before)
 
         assert server.terminate() in STOPPED
@@ -85,7 +87,7 @@ def test_the_game_goes_on_by_itself_after_a_restart(browser: Browser, tmp_path: 
         page.click(f'.cell.playable[data-square="{rng.choice(squares)}"]')
         wait_version(page, before + 2, timeout=15_000)  # the move, and the computer's answer
         wait_version(watcher, before + 2, timeout=15_000)
-        assert page.locator("#log li").count() >= 8
+        assert page.locator("#log li").count() >= logged + 2
         settled_shot(page, artifacts / "restart-after-desktop.png")
         assert not errors, errors
         desk.close()
