@@ -112,10 +112,10 @@ class Collector:
         look comes in :data:`IDLE_SECONDS`, so that an idle server wakes
         once a second for this, not twenty times."""
         while True:
-            young = len(gc.get_objects(generation=0))
-            if young >= self.idle_objects:
+            busy = len(gc.get_objects(generation=0)) >= self.idle_objects
+            if busy:
                 gc.collect(0)
-            await asyncio.sleep(self.young_seconds if young >= self.idle_objects else IDLE_SECONDS)
+            await asyncio.sleep(self.young_seconds if busy else IDLE_SECONDS)
             if self.clock() < self._due:
                 continue
             if self.grown():

@@ -723,12 +723,11 @@ class Room:
         was encoded again at every move)."""
         finished, outcome = match.finished, match.current.outcome
         was_finished, was_outcome, text = self._results
-        if was_finished is finished and was_outcome is outcome and text:
+        if was_finished is finished and was_outcome is outcome:
             return text
         outcomes = [o.to_json() for o in match.outcomes]
         text = _encode({"outcome": outcomes[-1] if outcome is not None else None,
-                        "history": [{"deal": i + 1, "outcome": o} for i, o in enumerate(outcomes)]})
-        text = text[1:-1]
+                        "history": [{"deal": i + 1, "outcome": o} for i, o in enumerate(outcomes)]})[1:-1]
         self._results = (finished, outcome, text)
         return text
 
