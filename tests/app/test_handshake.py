@@ -1,8 +1,9 @@
 """What a websocket's connection leaves behind is freed by reference counting
 alone, without a garbage collection (``app/collector.py`` would keep a
 cycle that had survived a collection until its sweep): the HTTP half of the
-connection once it is upgraded (``app/handshake.py``), and the connection
-itself once closed with a send under way (``app/ws.py``)."""
+connection once it is upgraded (``app/handshake.py``), the connection
+itself once closed with a send under way (``app/ws.py``), and websockets'
+side of a socket once it is lost (``app/wsproto.py``)."""
 
 from __future__ import annotations
 
@@ -105,6 +106,48 @@ def test_a_closed_connection_is_freed_without_a_collection(sending: bool) -> Non
         gc.disable()
         try:
             del conn
+            assert gone() is None, "freed by reference counting alone"
+        finally:
+            gc.enable()
+    asyncio.run(run())
+
+
+async def _accepts_until_gone(scope: Any, receive: Any, send: Any) -> None:
+    await receive()  # websocket.connect
+    await send({"type": "websocket.accept"})
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+def test_a_lost_socket_frees_its_websockets_side_without_a_collection() -> None:
+    """websockets' parser is a generator whose frame holds the websockets
+    connection, which holds the parser: a cycle per socket (about 1.3 KiB,
+    found under connection churn) unless the protocol closes the parser
+    when the socket is lost."""
+    async def run() -> None:
+        # No pings: the keepalive timer would hold the socket until its due time.
+        config = Config(app=_accepts_until_gone, ws=LeanProtocol, log_level="warning",
+                        ws_ping_interval=None)
+        config.load()
+        transport = Transport()
+        http = DeadlineProtocol(config=config, server_state=ServerState(), app_state={},
+                                deadline=30.0)
+        http.connection_made(transport)
+        http.data_received(UPGRADE)
+        del http
+        ws = transport.protocol
+        assert isinstance(ws, LeanProtocol)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert b" 101 " in transport.written, "the handshake is answered"
+        gone = weakref.ref(ws.conn)
+        ws.connection_lost(None)
+        for _ in range(5):  # the app hears of it and returns
+            await asyncio.sleep(0)
+        gc.disable()
+        try:
+            del ws
+            transport.protocol = None
             assert gone() is None, "freed by reference counting alone"
         finally:
             gc.enable()
