@@ -44,7 +44,7 @@ lock:
 DATABASE ?= data/cardboard.db
 
 run: $(STAMP)
-	CARDBOARD_DATABASE=$(DATABASE) $(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) \
+	exec env CARDBOARD_DATABASE=$(DATABASE) $(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) \
 		$(UVICORN_HTTP) $(UVICORN_WS)
 
 lint: $(STAMP)
@@ -55,7 +55,7 @@ test: lint
 	$(BIN)/pytest -n 2 --dist loadgroup
 
 bench: $(STAMP)
-	$(BIN)/python bench/engine.py
+	$(BIN)/python -m bench.engine
 
 # The server under load (../shared/bench/load.py), each run on a fresh server.
 bench-load: $(STAMP)
