@@ -610,6 +610,9 @@ function renderSeats() {
   levelPicker().hidden = !offersComputer;
   const free = state.view.seats.some((s) => !s.name);
   els.joinbox.hidden = !!state.you || !free;
+  // Before the game starts, a visitor without a seat is here to take one:
+  // on a narrow screen the seats come above the board (site.css).
+  els.grid.classList.toggle("seating", !state.you && free && state.phase === "waiting");
   const reclaim = $("#reclaim");
   reclaim.hidden = !(replaced && localStorage.getItem(TOKEN_KEY) && !state.you);
   els.seatLink.hidden = !state.you;
