@@ -23,10 +23,12 @@ frozen objects are thawed and a full collection (:meth:`Collector.run`, a
 task of the server's) walks them all once, frees such cycles, and freezes
 what is left again. The rooms and their sockets make no such cycles while
 they play (none in 15 s of ``bench/load.py`` at 1,250 rooms, nor from
-rooms of computer players in every game), nor when a socket ends, however
-it ends (the HTTP half of a websocket's connection is let go without one,
-:mod:`app.handshake`, and websockets' own side once the socket is lost,
-:mod:`app.wsproto`). Pages leave a few (Jinja2's macros, Starlette's
+rooms of computer players in every game), nor when a socket ends, whether
+cleanly, cut off, or on a protocol error or an oversize frame (the HTTP
+half of a websocket's connection is let go without one,
+:mod:`app.handshake`, and websockets' own side, its parser and the error
+it failed on, once the socket is lost, :mod:`app.wsproto`; both proved by
+``tests/app/test_handshake.py``). Pages leave a few (Jinja2's macros, Starlette's
 middleware: about one object a request), so the sweep, the one long pause left (about
 300 ms at 1,250 rooms), comes only when it may pay: at most every
 ``sweep_seconds``, and only once the frozen objects have grown by

@@ -490,9 +490,13 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         closed: a generator whose frame holds the websockets connection
         that holds it, a cycle of a dozen objects (about 1.3 KiB) per
         socket that only a sweep of the collector would free
-        (``app/collector.py``). No byte is read after this."""
+        (``app/collector.py``). A parser that failed (a protocol error, an
+        oversize frame) left its exception on the connection, and that
+        exception's traceback holds the parser's frame, so the connection
+        again: it is dropped too. No byte is read after this."""
         super().connection_lost(exc)
         self.conn.parser.close()
+        self.conn.parser_exc = None
         self._queue.sink = None
         extensions = getattr(self, "scope", {}).get("extensions")
         if extensions is not None:

@@ -126,14 +126,31 @@ def _client_frame(text: bytes) -> bytes:
     return bytes([0x81, 0x80 | len(text)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(text))
 
 
-def test_a_lost_socket_leaves_no_cycle() -> None:
+_ENDINGS = {
+    # The client's last bytes before the socket is lost.
+    "clean": b"",
+    # Unmasked (a client must mask): websockets' parser fails, 1002.
+    "protocol error": b"\x81\x00",
+    # Opcode 3 is reserved: the parser fails, 1002.
+    "reserved opcode": bytes([0x83, 0x80, 1, 2, 3, 4]),
+    # A 2**40-byte frame announced: over the size limit, 1009.
+    "oversize": bytes([0x81, 0xFF]) + (1 << 40).to_bytes(8, "big") + b"\x01\x02\x03\x04",
+}
+
+
+@pytest.mark.parametrize("ending", sorted(_ENDINGS))
+def test_a_lost_socket_leaves_no_cycle(ending: str) -> None:
     """A socket's whole life (handshake, a frame each way, lost) leaves no
-    cycle for the collector: everything goes by reference counting, so
-    nothing waits, frozen, for a sweep (``app/collector.py``). websockets'
-    parser in particular is a generator whose frame holds the websockets
-    connection, which holds the parser: a cycle per socket (about 1.3 KiB,
-    found under connection churn) unless the protocol closes the parser
-    when the socket is lost."""
+    cycle for the collector, however it ends: everything goes by reference
+    counting, so nothing waits, frozen, for a sweep (``app/collector.py``).
+    websockets' parser in particular is a generator whose frame holds the
+    websockets connection, which holds the parser: a cycle per socket
+    (about 1.3 KiB, found under connection churn) unless the protocol closes
+    the parser when the socket is lost. A parser that failed (a protocol
+    error, an oversize frame) leaves its exception on the connection, whose
+    traceback holds the parser's frame and so the connection again (about
+    2.7 KiB a socket: a flood of bad frames from one address grew the
+    server 7 MiB/s)."""
     async def run() -> None:
         # No pings: the keepalive timer would hold the socket until its due time.
         config = Config(app=_accepts_until_gone, ws=LeanProtocol, log_level="warning",
@@ -155,6 +172,13 @@ def test_a_lost_socket_leaves_no_cycle() -> None:
                 await asyncio.sleep(0)
             assert b" 101 " in transport.written, "the handshake is answered"
             assert transport.written.endswith(b"\x81\x05hello"), "the app's frame is sent"
+            if _ENDINGS[ending]:
+                sent = len(transport.written)
+                ws.data_received(_ENDINGS[ending])
+                for _ in range(5):
+                    await asyncio.sleep(0)
+                assert ws.conn.parser_exc is not None, "the parser failed"
+                assert transport.written[sent:sent + 1] == b"\x88", "a close frame is sent"
             gone = weakref.ref(ws.conn)
             ws.connection_lost(None)
             for _ in range(5):  # the app hears of it and returns
