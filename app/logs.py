@@ -8,7 +8,9 @@
 * :class:`OneLineUtf8`: a websocket text frame that is not valid UTF-8 is
   closed by uvicorn with 1007 and logged with a traceback (``logger.exception``
   in its websockets protocol, before the app sees the frame); this turns that
-  record into one warning line.
+  record into one line at INFO, like the other lines a client's own fault
+  makes (its socket's "connection closed"): a client that sends such frames
+  on purpose cannot fill a log kept at WARNING.
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ class RedactPaths(logging.Filter):
 
 class OneLineUtf8(logging.Filter):
     """Turns uvicorn's traceback for a text frame that is not valid UTF-8
-    (a ``UnicodeDecodeError`` logged with ``exc_info``) into one warning."""
+    (a ``UnicodeDecodeError`` logged with ``exc_info``) into one line at
+    INFO: the fault is the client's, not the server's. Dropped where the
+    logger is kept at WARNING or above."""
 
     MESSAGE = "a websocket text frame was not valid UTF-8: closed the connection with 1007"
 
@@ -54,7 +58,9 @@ class OneLineUtf8(logging.Filter):
         if isinstance(exc, UnicodeDecodeError):
             record.msg, record.args = self.MESSAGE, ()
             record.exc_info = record.exc_text = None
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            # The logger let the error through; it must let the info through too.
+            return logging.getLogger(record.name).isEnabledFor(logging.INFO)
         return True
 
 

@@ -35,16 +35,34 @@ def test_the_access_record_is_redacted() -> None:
     assert record.getMessage() == '127.0.0.1:5000 - "GET /r/… HTTP/1.1" 200'
 
 
-def test_a_utf8_traceback_becomes_one_warning() -> None:
+def _utf8_record() -> logging.LogRecord:
+    """uvicorn's record for a text frame that is not valid UTF-8."""
     try:
         b"\xff".decode()
     except UnicodeDecodeError as exc:
         record = _record("Invalid UTF-8 sequence received from client.", (), exc)
-    assert OneLineUtf8().filter(record)
-    assert record.levelname == "WARNING" and record.exc_info is None
-    assert "\n" not in logging.Formatter().format(record)
-    other = _record("boom", (), ValueError("x"))
-    assert OneLineUtf8().filter(other) and other.exc_info is not None
+    record.name = "uvicorn.error"
+    return record
+
+
+@pytest.mark.parametrize("level", [logging.INFO, logging.WARNING])
+def test_a_utf8_traceback_becomes_one_info_line(level: int) -> None:
+    """One line at INFO, not a traceback; dropped where the log is kept at
+    WARNING (``--log-level warning``), so that a client sending such frames
+    on purpose cannot fill it, while a real error still shows."""
+    logger = logging.getLogger("uvicorn.error")
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        record = _utf8_record()
+        assert OneLineUtf8().filter(record) == (level == logging.INFO)
+        assert record.levelname == "INFO" and record.exc_info is None
+        assert "\n" not in logging.Formatter().format(record)
+        other = _record("boom", (), ValueError("x"))
+        other.name = "uvicorn.error"
+        assert OneLineUtf8().filter(other) and other.exc_info is not None
+    finally:
+        logger.setLevel(before)
 
 
 def test_install_log_filters_once() -> None:
@@ -73,4 +91,4 @@ def test_a_real_server_logs_no_room_id_and_no_utf8_traceback() -> None:
     assert "/r/…" in log and "WebSocket /ws/…" in log
     assert "Traceback" not in log and "UnicodeDecodeError" not in log
     lines = [line for line in log.splitlines() if OneLineUtf8.MESSAGE in line]
-    assert len(lines) == 1 and lines[0].startswith("WARNING")
+    assert len(lines) == 1 and lines[0].startswith("INFO")
