@@ -27,6 +27,16 @@ UV_COMPILE := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --
 
 .PHONY: run test lint bench bench-load clean lock
 
+# `make run` installs the runtime set only; `make test` (and the benchmarks)
+# the runtime and test set, which holds the same runtime versions.
+RUN_STAMP := $(VENV)/.installed-run
+
+$(RUN_STAMP): pyproject.toml $(LOCK)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(RUN_STAMP)
+
 $(STAMP): pyproject.toml $(TEST_LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(TEST_LOCK)
@@ -43,7 +53,7 @@ lock:
 # Rooms are kept in this SQLite file across restarts.
 DATABASE ?= data/cardboard.db
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	exec env CARDBOARD_DATABASE=$(DATABASE) $(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) \
 		$(UVICORN_HTTP) $(UVICORN_WS)
 
