@@ -4,17 +4,13 @@
 
 import { matchSource, openReview, parsePosition, recordSource } from "./review.js";
 import { RECORD_KEY, wireRecordForms } from "./records.js";
-import { el } from "./ui.js";
+import { el, showToast } from "./ui.js";
 
 const root = document.getElementById("review-root");
 const box = document.getElementById("review");
 const toasts = document.getElementById("toasts");
 
-function toast(message, kind = "info") {
-  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
-  toasts.append(t);
-  setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
-}
+function toast(message, kind = "info") { showToast(toasts, message, kind); }
 
 async function start(source) {
   const at = parsePosition(location.hash) || {};

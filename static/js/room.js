@@ -13,7 +13,7 @@ import { chatPanel } from "/static/js/chat.js";
 import { addressWithoutToken, seatLinkDialog, tokenFromAddress } from "/static/js/seatlink.js";
 
 import { bareName, nameWith, reduceMotion } from "./dom.js";
-import { el, outcomeBlock as drawOutcome, points, sentence, signed } from "./ui.js";
+import { el, outcomeBlock as drawOutcome, points, sentence, showToast, signed } from "./ui.js";
 
 const root = document.getElementById("room");
 const ROOM = root.dataset.room;
@@ -60,11 +60,7 @@ let levelBox = null;    // the computer level choice under the seats, built once
 let watchSent = false;  // this connection has told the server our name as a spectator
 
 // ---------------------------------------------------------------- helpers
-export function toast(message, kind = "info") {
-  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
-  els.toasts.append(t);
-  setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
-}
+export function toast(message, kind = "info") { showToast(els.toasts, message, kind); }
 
 /** "deal", or "game" for games played one game per match (the game's deal_noun). */
 function noun() { return DEAL_NOUN; }

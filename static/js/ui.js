@@ -15,6 +15,15 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** A passing message in `area` (the page's #toasts): an error stays 6 s,
+ * anything else 3.5 s; a click or tap dismisses it at once. */
+export function showToast(area, message, kind = "info") {
+  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status",
+    title: "Click to dismiss", onclick: () => t.remove() }, message);
+  area.append(t);
+  setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
+}
+
 /** Signed points with a true minus sign: +5, 0, −10. */
 export function signed(n) { return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; }
 

@@ -403,3 +403,42 @@ def test_a_resumed_seat_does_not_scroll_the_page(server: str, browser: Browser,
     expect(page.locator(".seat-row.you")).to_be_visible()
     page.wait_for_timeout(800)  # past the smooth scroll a join used to start
     assert page.evaluate("window.scrollY") == 0
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_toast_keeps_off_the_board_and_a_tap_dismisses_it(server: str, browser: Browser,
+                                                          contexts: list[BrowserContext],
+                                                          viewport: dict[str, int]) -> None:
+    """A passing message (a refused move, the next deal begun) does not
+    cover the board of a seated player, on a laptop (it sits over the side
+    panels) or on a phone (over the site's header); a click or tap on it
+    dismisses it at once."""
+    made = bot_room(server, "get-stuck")
+    phone = viewport is PHONE
+    page = new_page(browser, contexts, viewport=viewport, scripts=(remember("Ann"),),
+                    has_touch=phone, is_mobile=phone)
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    page.wait_for_timeout(800)  # the join's smooth scroll is over
+    page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate("""() => import('/static/js/room.js').then((m) => {
+      m.toast('The position changed before your move arrived. Here it is.', 'error');
+      m.toast('Deal 2 has begun: back at the table.');
+    })""")
+    toasts = page.locator("#toasts .toast")
+    expect(toasts).to_have_count(2)
+    board = page.locator("#board .board").bounding_box()
+    assert board is not None
+    for i in range(2):
+        box = toasts.nth(i).bounding_box()
+        assert box is not None
+        apart = (box["x"] + box["width"] <= board["x"] or box["x"] >= board["x"] + board["width"]
+                 or box["y"] + box["height"] <= board["y"] or box["y"] >= board["y"] + board["height"])
+        assert apart, (i, box, board)
+    if phone:
+        toasts.first.tap()
+    else:
+        toasts.first.click()
+    expect(toasts).to_have_count(1)
+    expect(toasts.first).to_contain_text("Deal 2 has begun")
+    assert not page.errors  # type: ignore[attr-defined]
