@@ -468,6 +468,17 @@ class HistoryEntry(_ServerModel):
     outcome: OutcomeView
 
 
+class EarlierMatchView(_ServerModel):
+    """A match the room finished before the one in play (a rematch followed):
+    its number in the room (the first is 1), its page's id, its match points
+    per side and its winning sides."""
+
+    number: int
+    match_id: str
+    totals: dict[str, int]
+    winners: list[str]
+
+
 class ReadyView(_ServerModel):
     """Between deals (phases ``deal_over`` and ``match_over``): who is ready
     to go on. ``ready``: the seats ready (computer players always are);
@@ -503,7 +514,8 @@ class RoomView(_ServerModel):
     null until the match is over; ``options`` never holds the seed.
     ``seeded`` says the match was dealt from a chosen seed or deal, not at
     random; ``match_id`` is the id of the match's page (``/m/<id>``), null
-    until the match is over."""
+    until the match is over; ``earlier``, the room's matches finished before
+    this one (oldest first, at most ``app.table.EARLIER_KEPT``)."""
 
     title: str
     seats: list[SeatView]
@@ -524,6 +536,7 @@ class RoomView(_ServerModel):
     spectators: SpectatorsView
     chat: ChatView
     room_options: dict[str, bool]
+    earlier: list[EarlierMatchView] = []
 
 
 class MoveView(_ServerModel):

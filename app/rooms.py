@@ -687,6 +687,8 @@ class Room:
             "room_options": dict(self.table.room_options),
             "seeded": self.table.seeded,
             "match_id": self.table.match_id if match.over else None,
+            "earlier": [{"number": e.number, "match_id": e.match_id, "totals": dict(e.totals),
+                         "winners": list(e.winners)} for e in table.earlier],
         }
         shared = f"{_encode(common)[1:-1]},{self._results_text(match)}"
         if secret_moves:

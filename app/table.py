@@ -241,6 +241,24 @@ def _seats(game_id: str, options: tuple[tuple[str, Any], ...]) -> tuple[str, ...
     return get_game(game_id).seats(dict(options))
 
 
+EARLIER_KEPT = 20
+"""How many of a room's finished matches before the one in play its table
+remembers (:attr:`Table.earlier`); every one stays reviewable by its page."""
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierMatch:
+    """A match this room finished before a rematch: ``number``, the room's
+    count of its matches (the first is 1); ``match_id``, its page
+    ``/m/<id>``; ``totals``, the match points per side in side order;
+    ``winners``, the sides with the best total (several on a tie)."""
+
+    number: int
+    match_id: str
+    totals: tuple[tuple[str, int], ...]
+    winners: tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """A room's durable state after ``version`` actions.
@@ -255,7 +273,9 @@ class Table:
     ``room_options`` are the room's settings (:data:`ROOM_OPTIONS`) as sorted
     pairs. Between deals, ``ready`` holds the seats whose people have said
     they are ready (in seat order) and ``ended_at`` is the version whose move
-    ended the last deal (-1 before any).
+    ended the last deal (-1 before any). ``earlier`` holds the matches
+    finished before the one in play, oldest first (the last
+    :data:`EARLIER_KEPT`).
     """
 
     id: str
@@ -275,6 +295,7 @@ class Table:
     room_options: tuple[tuple[str, bool], ...] = ()
     ready: tuple[str, ...] = ()
     ended_at: int = -1
+    earlier: tuple[EarlierMatch, ...] = ()
 
     # ---- making ---------------------------------------------------------------------------
     @staticmethod
@@ -530,9 +551,12 @@ class Table:
         match = Match.new(self.game_id, dict(self.options), int(a["seed"]))
         number = self.rematches + 1
         began = a.get("began")
+        done = EarlierMatch(number, self.match_id, tuple(self.match.totals().items()),
+                            self.match.winners())
         return replace(self, match=match, deal_started=self.version, log=(), moved_at=(), ready=(),
                        rematches=number, match_id=match_id_of(self.id, a, number) or "",
-                       began=None if began is None else float(began))
+                       began=None if began is None else float(began),
+                       earlier=(*self.earlier, done)[-EARLIER_KEPT:])
 
 
 def describe(game: Game, state: Any, seat: str, move: str) -> str:

@@ -744,6 +744,29 @@ function renderScores() {
     els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
       download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));
   }
+  renderEarlier(sides);
+}
+
+/** The room's matches finished before this one (a rematch followed), newest
+ * first: their totals, the winners' in bold, and a link to each match's page.
+ * A match of one deal is called a game. */
+function renderEarlier(sides) {
+  const earlier = state.view.earlier || [];
+  if (!earlier.length) return;
+  const what = state.view.deals === 1 ? "game" : "match";
+  const table = el("table", { class: "earlier", "aria-labelledby": "earlier-h" });
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, sentence(what)), ...sides.map((s) => el("th", {}, sideName(s))),
+    el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
+  const body = el("tbody");
+  for (const m of [...earlier].reverse()) {
+    body.append(el("tr", { "data-match": m.match_id }, el("td", {}, String(m.number)),
+      ...sides.map((s) => el("td", {}, m.winners.includes(s) ? el("strong", {}, points(m.totals[s] ?? 0))
+        : points(m.totals[s] ?? 0))),
+      el("td", { class: "review-cell" }, el("a", { class: "btn small", href: `/m/${encodeURIComponent(m.match_id)}`,
+        "aria-label": `Review ${what} ${m.number}` }, "Review"))));
+  }
+  table.append(body);
+  els.scores.append(el("h3", { class: "earlier-h", id: "earlier-h" }, `Earlier ${what === "game" ? "games" : "matches"} here`), table);
 }
 
 // ---------------------------------------------------------------- page wiring

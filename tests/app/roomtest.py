@@ -30,7 +30,7 @@ from app.settings import Settings
 STATE_KEYS = {"type", "version", "room", "game", "you", "phase", "to_move", "legal_moves", "moves", "view"}
 VIEW_KEYS = {"title", "seats", "sides", "options", "deal", "log", "outcome", "history", "totals",
              "match_winners", "seed", "seeded", "match_id", "board", "deals", "ready", "spectators",
-             "chat", "room_options"}
+             "chat", "room_options", "earlier"}
 WAIT = 30.0
 """Seconds a peer waits for a frame before the test fails, so that a frame
 that never comes fails the test instead of hanging it."""

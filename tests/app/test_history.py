@@ -140,12 +140,18 @@ def test_a_rematch_keeps_the_finished_match_at_its_id(client: TestClient) -> Non
         again = until(me, lambda s: s["view"]["deal"] == 1 and s["phase"] == "playing"
                       and s["view"]["match_id"] is None)
         assert not again["view"]["seeded"]  # a rematch is dealt at random
+        # The room remembers the match it finished: its page, totals and winners.
+        assert over["view"]["earlier"] == []
+        assert again["view"]["earlier"] == [{"number": 1, "match_id": first, "totals": over["view"]["totals"],
+                                             "winners": over["view"]["match_winners"]}]
+        assert over["view"]["match_winners"] and set(over["view"]["totals"]) == {"red", "black"}
         assert client.get(f"/m/{first}.txt").text == before
         now = client.get(f"/api/rooms/{room}/record").text
         assert '[Deals "0"]' in now and '[Result "*"]' in now and "[Seed" not in now
         over = play(me, random.Random(4))
     second = over["view"]["match_id"]
     assert second != first
+    assert [e["match_id"] for e in over["view"]["earlier"]] == [first]
     assert client.get(f"/m/{second}.txt").text == client.get(f"/api/rooms/{room}/record").text
     assert client.get(f"/m/{first}.txt").text == before
     ref = asyncio.run(lobby_of(client).storage.find_match(second))

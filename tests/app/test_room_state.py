@@ -17,7 +17,7 @@ from app.lobby import Lobby, LobbyFull
 from app.rooms import Room, RoomError
 from app.settings import Settings
 from app.store import MemoryRoomStore, RoomStore
-from app.table import BadRecord, Table
+from app.table import EARLIER_KEPT, BadRecord, Table
 from engine.registry import GAMES
 
 
@@ -124,6 +124,8 @@ def test_json_round_trip_across_deals_and_rematch() -> None:
     back = round_trip(room)
     assert back.table == room.table
     assert back.rematches == 1 and back.deal_started == room.version
+    # The finished match is remembered across the round trip.
+    assert len(back.table.earlier) == 1 and back.table.earlier == room.table.earlier
 
 
 def test_resume_after_round_trip() -> None:
@@ -387,3 +389,16 @@ def test_the_state_after_a_resume_carries_every_sentence() -> None:
     assert [e for e in conns[1].frames[-1]["view"]["log"] if "text" in e] == []
     play_first_legal(room, [back, *conns[1:]], 1)
     assert [e for e in back.frames[-1]["view"]["log"] if "text" in e] == [back.frames[-1]["view"]["log"][-1]]
+
+
+def test_a_table_remembers_its_last_earlier_matches() -> None:
+    """Each rematch adds the finished match to ``Table.earlier`` (its id,
+    totals and winners), keeping the last ``EARLIER_KEPT``, oldest first."""
+    table = Table.new(Table.create_action("r1", "get-stuck", {}, 5, 0.0, match_id="m0"))
+    for n in range(1, EARLIER_KEPT + 6):
+        table = table.apply({"t": "rematch", "seed": n, "match": f"m{n}", "began": float(n)})
+    assert len(table.earlier) == EARLIER_KEPT
+    assert [e.match_id for e in table.earlier] == [f"m{n}" for n in range(5, EARLIER_KEPT + 5)]
+    assert [e.number for e in table.earlier] == list(range(6, EARLIER_KEPT + 6))
+    assert table.match_id == f"m{EARLIER_KEPT + 5}"
+    assert all(e.totals == (("red", 0), ("black", 0)) and e.winners == () for e in table.earlier)

@@ -347,5 +347,16 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
         expect(page.locator("#toasts")).to_contain_text(then)
         if deal == 1:
             settled_shot(page, artifacts / "review-closed-by-next-deal.png")
+    # The rematch cleared the deals' scores; the match before is listed under
+    # them, its winner's total in bold, with a link to its page.
+    expect(page.locator("#scores table:not(.earlier) tbody tr")).to_have_count(0)
+    earlier = page.locator("#scores table.earlier tbody tr")
+    expect(earlier).to_have_count(1)
+    expect(earlier.locator("td").first).to_have_text("1")
+    expect(earlier.locator("strong")).not_to_have_count(0)
+    href = earlier.locator("a").get_attribute("href")
+    assert href is not None and href.startswith("/m/")
+    assert page.request.get(server + href).status == 200
+    settled_shot(page, artifacts / "earlier-matches.png")
     assert errors == [] and violations(page) == []
     ctx.close()
