@@ -1300,10 +1300,18 @@ class Room:
         and seating changes raise it meanwhile: the press was made on this
         break's result).
 
+        A press made during the break just over (a double click, or two
+        players pressing at once) that arrives once the next deal has begun
+        has had its effect: ``conn`` is sent the state, not an error.
+
         Raises ``not_seated``, ``not_playing`` (not between deals) or
         ``stale_version``, in that order."""
         seat = self._seated(conn)
         if self.phase not in BETWEEN_DEALS:
+            table = self.table
+            if self.phase == "playing" and table.ended_at <= version < table.deal_started:
+                self.send_state(conn)
+                return
             raise self._not_playing("deal_over")
         if not self.table.ended_at <= version <= self.version:
             self._check_current(version)

@@ -74,9 +74,9 @@ function who(seat) {
   if (state.you === seat) return `You (${label})`;
   return s && s.name ? nameWith(s, label) : label;
 }
-function sideName(side) {
-  const s = state.view.sides.find((x) => x.side === side);
-  if (renderer && renderer.sideLabel) return renderer.sideLabel(side, state);
+function sideName(side, st = state) {
+  const s = st.view.sides.find((x) => x.side === side);
+  if (renderer && renderer.sideLabel) return renderer.sideLabel(side, st);
   if (s && s.seats.length === 1) return seatLabel(s.seats[0]);
   return side;
 }
@@ -450,7 +450,7 @@ function readyButton() {
   const ready = r.ready.includes(state.you);
   const label = ready ? "Ready ✓" : over ? "Ready for a rematch" : `Ready for ${noun()} ${state.view.deal + 1}`;
   return el("button", { class: "btn primary", type: "button", "data-ready": ready ? "yes" : "no", disabled: ready,
-    onclick: () => send({ type: "ready", version: state.version }) }, label);
+    onclick: (e) => { e.currentTarget.disabled = true; send({ type: "ready", version: state.version }); } }, label);
 }
 
 function matchResultText() {
@@ -754,8 +754,10 @@ function renderEarlier(sides) {
   const earlier = state.view.earlier || [];
   if (!earlier.length) return;
   const what = state.view.deals === 1 ? "game" : "match";
+  // The sides by their seats only: who sits there now may not have played then.
+  const nobody = { ...state, you: null, view: { ...state.view, seats: state.view.seats.map((x) => ({ ...x, name: null })) } };
   const table = el("table", { class: "earlier", "aria-labelledby": "earlier-h" });
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, sentence(what)), ...sides.map((s) => el("th", {}, sideName(s))),
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, sentence(what)), ...sides.map((s) => el("th", {}, sideName(s, nobody))),
     el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
   const body = el("tbody");
   for (const m of [...earlier].reverse()) {
@@ -763,7 +765,7 @@ function renderEarlier(sides) {
       ...sides.map((s) => el("td", {}, m.winners.includes(s) ? el("strong", {}, points(m.totals[s] ?? 0))
         : points(m.totals[s] ?? 0))),
       el("td", { class: "review-cell" }, el("a", { class: "btn small", href: `/m/${encodeURIComponent(m.match_id)}`,
-        "aria-label": `Review ${what} ${m.number}` }, "Review"))));
+        target: "_blank", rel: "noopener", "aria-label": `Review ${what} ${m.number} (opens a new tab)` }, "Review"))));
   }
   table.append(body);
   els.scores.append(el("h3", { class: "earlier-h", id: "earlier-h" }, `Earlier ${what === "game" ? "games" : "matches"} here`), table);

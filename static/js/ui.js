@@ -16,12 +16,20 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 /** A passing message in `area` (the page's #toasts): an error stays 6 s,
- * anything else 3.5 s; a click or tap dismisses it at once. */
+ * anything else 3.5 s, and any click, tap or Esc on the page dismisses them
+ * all at once. A toast never takes the click itself (CSS: pointer-events),
+ * so a card it covers can still be played. The same message twice shows once. */
 export function showToast(area, message, kind = "info") {
-  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status",
-    title: "Click to dismiss", onclick: () => t.remove() }, message);
+  for (const old of [...area.children]) if (old.textContent === message) old.remove();
+  const t = el("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
   area.append(t);
   setTimeout(() => t.remove(), kind === "error" ? 6000 : 3500);
+  if (!area.dataset.dismiss) {
+    area.dataset.dismiss = "on";
+    const dismiss = () => area.replaceChildren();
+    document.addEventListener("pointerdown", dismiss, { capture: true, passive: true });
+    document.addEventListener("keydown", (e) => { if (e.key === "Escape") dismiss(); });
+  }
 }
 
 /** Signed points with a true minus sign: +5, 0, −10. */

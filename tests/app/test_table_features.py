@@ -88,11 +88,18 @@ def test_the_result_stays_until_every_player_is_ready(client: TestClient) -> Non
         for s in drain([red, black, *watchers]):
             assert s["version"] == v + 2 and s["phase"] == "playing" and s["view"]["deal"] == 2
             assert s["view"]["ready"] is None and s["view"]["outcome"] is None
-        # a late press of the old state is refused and skips nothing
-        red.send(type="ready", version=v)
-        assert red.error("not_playing", then_state=True)["view"]["deal"] == 2
+        # a late press made during that break (a double click, or pressing at
+        # the same moment as black) has had its effect: no error, nothing skipped
+        for late in (v, v + 1):
+            red.send(type="ready", version=late)
+            again = red.state()
+            assert again["version"] == v + 2 and again["view"]["deal"] == 2
+        assert black.probe()["version"] == v + 2
         stored = room_of(client, room_id).table
         assert stored.ready == () and stored.match.deal_number == 2
+        # a press on a state of the new deal is still out of turn
+        red.send(type="ready", version=v + 2)
+        assert red.error("not_playing", then_state=True)["view"]["deal"] == 2
 
 
 def test_ready_is_refused_out_of_turn(client: TestClient) -> None:

@@ -357,6 +357,9 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     href = earlier.locator("a").get_attribute("href")
     assert href is not None and href.startswith("/m/")
     assert page.request.get(server + href).status == 200
+    assert earlier.locator("a").get_attribute("target") == "_blank"  # the room stays open
+    # Named by seats, not by whoever sits there now.
+    expect(page.locator("#scores table.earlier thead")).not_to_contain_text("Ann")
     settled_shot(page, artifacts / "earlier-matches.png")
     assert errors == [] and violations(page) == []
     ctx.close()
