@@ -452,3 +452,21 @@ def test_a_toast_keeps_off_the_board_and_never_takes_a_click(server: str, browse
     page.locator("h1").first.click()
     expect(toasts).to_have_count(0)
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_no_sideways_scroll_just_above_the_phone_layout(server: str, browser: Browser,
+                                                         contexts: list[BrowserContext]) -> None:
+    """In a window a little wider than 900 px and tall, the grid boards
+    (sized to the window's height) leave room for the side panels: nothing
+    scrolls sideways (Suitors' 9×5 board did, 1,008 px wide at 901)."""
+    for game, options, _cols, _least in [*FIT_GAMES, ("stucco", {}, 0, 0)]:
+        for width in (901, 1000):
+            made = bot_room(server, game, {**options, "seed": 4})
+            page = new_page(browser, contexts, viewport={"width": width, "height": 800},
+                            scripts=(remember("Ann"),))
+            page.goto(f"{server}{made['url']}?sit={made['seat']}")
+            expect(page.locator(".seat-row.you")).to_be_visible()
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, (game, options, width, wide)
+            page.context.close()
+            contexts.remove(page.context)
