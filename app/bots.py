@@ -37,7 +37,9 @@ asyncio tasks (at most one per room and purpose):
   person has been away for ``ready_away_seconds``, the table stops waiting
   for them (:meth:`app.rooms.Room.go_on_if_ready`);
 * **clean-up**: a room of computer players only that nobody watches is freed
-  as soon as no deal is in play.
+  once no deal is in play and nobody has watched it since for
+  ``bot_room_grace_seconds`` (so a reload, or a server restart, does not
+  end a room its spectators are coming back to).
 
 Computer players think only while someone is connected to the room, or when
 they hold every seat (such a room finishes the deal in play, then is
@@ -355,6 +357,9 @@ class Bots:
         self.tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._acting: dict[str, int] = {}  # room id -> its tasks of a computer's turn or going on
         self.quiet: weakref.WeakKeyDictionary[Room, int] = weakref.WeakKeyDictionary()
+        self._forsaken: weakref.WeakKeyDictionary[Room, float] = weakref.WeakKeyDictionary()
+        """Room of computer players only → when they first found nobody
+        watching it between deals (:meth:`_free_when_forsaken`)."""
         self.played = 0
         self.refused = 0
         self.closing = False
@@ -371,6 +376,8 @@ class Bots:
             asyncio.get_running_loop()
         except RuntimeError:
             return
+        if room.watched:
+            self._forsaken.pop(room, None)
         if not room.closed:
             self._schedule(room)
         self._note_quiet(room)
@@ -387,13 +394,30 @@ class Bots:
             self._watch_absences(room)
         elif phase in ("deal_over", "match_over") and room.computer_only:
             if not room.watched:
-                self.free(room)
+                self._free_when_forsaken(room)
             elif self._idle(room, "continue"):
                 self._start(room, "continue", self._continue(room))
         elif phase in ("deal_over", "match_over"):
             if room.all_ready() and self._idle(room, "go on"):
                 self._start(room, "go on", self._ready_go_on(room))
             self._watch_ready(room)
+
+    def _free_when_forsaken(self, room: Room) -> None:
+        """Free ``room`` (computer players only, between deals, nobody
+        watching) once nobody has watched it for ``bot_room_grace_seconds``
+        since the computer players first found it so; until then, look again
+        when that time is up."""
+        now = self.clock()
+        since = self._forsaken.setdefault(room, now)
+        left = self.settings.bot_room_grace_seconds - (now - since)
+        if left <= 0:
+            self.free(room)
+        elif self._idle(room, "free"):
+            self._start(room, "free", self._wait(left))
+
+    async def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds``; the room is poked when the task ends."""
+        await self.sleep(seconds)
 
     def _idle(self, room: Room, purpose: str) -> bool:
         return (room.id, purpose) not in self.tasks

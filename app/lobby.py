@@ -260,7 +260,8 @@ class Lobby:
         that created them (``None``: rooms loaded from storage, or given
         computer players over the websocket); the sum is the server's. In
         use: their computer players may think now or soon, because they hold
-        every seat (the room plays its deal out), or someone is connected,
+        every seat and a deal is in play (the room plays it out; between
+        deals nobody watching, it only waits to be freed), or someone is connected,
         or nobody has opened the room yet (rooms being created count too). A
         room of people who have all left is not counted: its computer
         players think no more."""
@@ -269,7 +270,7 @@ class Lobby:
             room = self.store.get(room_id)
             if room is None or room.closed or not any(h.computer_plays for _, h in room.table.holders):
                 continue
-            if room.computer_only or room.watched or not room.visited:
+            if (room.computer_only and room.phase == "playing") or room.watched or not room.visited:
                 creator = self._creators.get(room_id)
                 counts[creator] = counts.get(creator, 0) + 1
         for room_id in [r for r in self._creators if self.store.get(r) is None]:

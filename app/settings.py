@@ -75,6 +75,10 @@ class Settings(BaseSettings):
       that it looks natural (0 in tests).
     * ``bot_between_deals``: seconds a room of computer players only, while
       watched, shows a deal's result before starting the next deal or match.
+    * ``bot_room_grace_seconds``: a room of computer players only that nobody
+      watches between deals is freed once it has been so for this many
+      seconds, so that its spectators can come back after a reload or a
+      server restart.
     * ``bot_pool``: where computer players think: ``"process"`` (a pool of
       worker processes, the default: a search holds the GIL) or ``"thread"``.
     * ``bot_workers``: size of that pool; 0 means one per CPU. At most this
@@ -134,6 +138,7 @@ class Settings(BaseSettings):
     bot_seconds: float = Field(default=1.0, gt=0)
     bot_pause: float = Field(default=0.6, ge=0)
     bot_between_deals: float = Field(default=5.0, ge=0)
+    bot_room_grace_seconds: float = Field(default=60.0, ge=0)
     bot_pool: Literal["process", "thread"] = "process"
     bot_workers: int = Field(default=0, ge=0)
     bot_rooms_per_address: int = Field(default=10, ge=1)

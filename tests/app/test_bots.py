@@ -401,16 +401,53 @@ def test_a_watched_room_of_computers_plays_through_next_deal_and_rematch(client:
     assert not rec.illegal() and lobby_of(client).bots.refused == 0
 
 
-def test_a_room_of_computers_nobody_watches_is_freed_after_its_deal(client: TestClient) -> None:
+def freed_after_grace(client: TestClient, room: Room) -> None:
+    """``room`` (computer players only, nobody watching) waits, its deal over,
+    for ``bot_room_grace_seconds``, then is freed."""
+    lobby = lobby_of(client)
+    clock = clock_of(client)
+    grace = lobby.settings.bot_room_grace_seconds
+    eventually(lambda: room.match.deal_over and clock.sleeping == 1, "the room waits to be freed")
+    clock.advance(grace - 1)
+    look(client, room)
+    assert lobby.store.get(room.id) is room and not room.closed
+    clock.advance(1.5)
+    eventually(lambda: lobby.store.get(room.id) is None, "the room is freed")
+
+
+def test_a_room_of_computers_nobody_watches_is_freed_a_while_after_its_deal(client: TestClient) -> None:
     made = new_bot_room(client, "get-stuck", {"seats": "all"}, seed=2)
     lobby = lobby_of(client)
     room = lobby.store.get(made["room"])
     assert room is not None and room.phase == "playing"
-    eventually(lambda: lobby.store.get(made["room"]) is None, "the room is freed")
+    assert lobby.settings.bot_room_grace_seconds == 60
+    freed_after_grace(client, room)
     assert room.closed and room.match.deal_over and room.match.deal_number == 1
     assert client.get(made["url"]).status_code == 404
     with client.websocket_connect(f"/ws/{made['room']}") as ws:
         assert ws.receive_json()["code"] == "no_such_room"
+
+
+def test_a_spectator_back_within_the_grace_keeps_a_room_of_computers(client: TestClient) -> None:
+    """A spectator who reloads, or whose server restarted, comes back to a
+    room of computers that nobody watched between deals: it is still there
+    and plays on (found by a break-it pass: a restart freed every such room
+    before its spectators were back)."""
+    made = new_bot_room(client, "get-stuck", {"seats": "all"}, seed=6, deals=2)
+    lobby = lobby_of(client)
+    clock = clock_of(client)
+    room = lobby.store.get(made["room"])
+    assert room is not None
+    eventually(lambda: room.match.deal_over and clock.sleeping == 1, "the room waits to be freed")
+    clock.advance(59)
+    with watch(client, made["room"]) as spectator:
+        again = until(spectator, lambda s: s["view"]["deal"] == 2 and s["phase"] == "playing")
+        assert again["view"]["history"]
+        clock.advance(10)  # the grace that began unwatched is over: nothing happens
+        assert lobby.store.get(made["room"]) is room and not room.closed
+    # Left again: a new grace once its deal is over.
+    freed_after_grace(client, room)
+    assert room.closed
 
 
 def test_the_last_spectator_leaving_stops_a_room_of_computers(client: TestClient) -> None:
@@ -420,7 +457,7 @@ def test_the_last_spectator_leaving_stops_a_room_of_computers(client: TestClient
     assert room is not None
     with watch(client, made["room"]) as spectator:
         until(spectator, lambda s: s["view"]["deal"] == 2)
-    eventually(lambda: lobby.store.get(made["room"]) is None, "the room is freed")
+    freed_after_grace(client, room)
     # Every task of the room has ended (a search under way was dropped), and
     # when the computer players look at the freed room again they start nothing.
     quiet_at(client, room, room.version)
@@ -531,8 +568,9 @@ def test_computer_players_think_in_worker_processes() -> None:
 
 def test_the_search_gets_a_fresh_seed_never_the_matchs(client: TestClient) -> None:
     made = new_bot_room(client, "suitors", {"seats": "all"}, seed=12345)
-    lobby = lobby_of(client)
-    eventually(lambda: lobby.store.get(made["room"]) is None, "the deal is played")
+    room = lobby_of(client).store.get(made["room"])
+    assert room is not None
+    eventually(lambda: room.match.deal_over, "the deal is played")
     rec: Recorder = recorder_of(client)
     assert rec.searches and not rec.illegal()
     seeds = {x.seed for x in rec.searches}

@@ -603,3 +603,62 @@ def test_a_second_server_process_on_the_same_sqlite_file_refuses_to_start(tmp_pa
         second.start()
         room = post(second.base, {"game": "get-stuck"})
         assert record(tmp_path / "rooms.db", room["room"])[0]["t"] == "create"
+
+
+async def state_until(ws: ClientConnection, done: Any, seconds: float = 60.0) -> dict[str, Any]:
+    """The first state frame on ``ws`` for which ``done(frame)`` is true."""
+    async def read() -> dict[str, Any]:
+        while True:
+            frame: dict[str, Any] = json.loads(await ws.recv())
+            assert frame["type"] != "error", frame
+            if frame["type"] == "state" and done(frame):
+                return frame
+    return await asyncio.wait_for(read(), seconds)
+
+
+def deals_reviewed(base: str, room_id: str) -> int:
+    """How many deals of ``room_id``'s match have finished (its review)."""
+    with urllib.request.urlopen(f"{base}/api/rooms/{room_id}/review", timeout=10) as r:
+        return len(json.load(r)["deals"])
+
+
+def test_rooms_of_computers_wait_for_their_spectators_across_a_kill(tmp_path: Path) -> None:
+    """A room of computer players only whose spectator was watching when the
+    server was killed (-9) is there when the spectator comes back, whether
+    the kill came between deals or in a deal the restarted server played
+    out alone (found by a break-it pass: both were freed at once, and the
+    spectator got ``no_such_room``). ``CARDBOARD_BOT_ROOM_GRACE_SECONDS``
+    is left at its default."""
+    env = {**ENV, "CARDBOARD_DATABASE": str(tmp_path / "rooms.db"),
+           "CARDBOARD_BOT_BETWEEN_DEALS": "120", "CARDBOARD_BOT_PAUSE": "0.05"}
+    server = Server(env, tmp_path / "server.log")
+    game = {"game": "get-stuck", "options": {"deals": 4}, "bots": {"level": "easy", "seats": "all"}}
+
+    async def main() -> None:
+        server.start()
+        between, playing = post(server.base, game)["room"], ""
+        async with connect(f"{server.ws_base}/ws/{between}") as first:
+            over = await state_until(first, lambda f: f["phase"] == "deal_over")
+            playing = post(server.base, game)["room"]
+            async with connect(f"{server.ws_base}/ws/{playing}") as second:
+                mid = await state_until(second, lambda f: f["version"] >= 3)
+                assert mid["phase"] == "playing"
+                server.kill()
+        server.env["CARDBOARD_BOT_PAUSE"] = "0"
+        server.start()
+        # The restarted server plays the second room's deal out, nobody watching.
+        deadline = time.monotonic() + 60
+        while deals_reviewed(server.base, playing) < 1:
+            assert time.monotonic() < deadline, server.tail()
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # what freed it came at once
+        async with connect(f"{server.ws_base}/ws/{between}") as back:
+            again = await state_until(back, lambda f: True)
+            assert (again["phase"], again["version"]) == ("deal_over", over["version"])
+        async with connect(f"{server.ws_base}/ws/{playing}") as back:
+            again = await state_until(back, lambda f: True)
+            assert again["phase"] == "deal_over" and again["version"] > mid["version"]
+
+    with server:
+        asyncio.run(main())
+    assert "Traceback" not in server.log.read_text(), server.tail()
