@@ -60,7 +60,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import logging
 import multiprocessing
 import os
 import random
@@ -76,11 +75,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
+from app.logs import get_logger
 from app.rooms import Room, RoomError
 from app.settings import Settings
 from app.store import RoomStore
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 Choose = Callable[[str, Any, str, str, float, int], str]
 """``choose_move(game_id, state, seat, level, seconds, seed) -> move``."""

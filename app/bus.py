@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Protocol
 from redis.exceptions import RedisError
 
 from app.bots import Lease, LocalLeases
+from app.logs import get_logger
 from app.presence import DEAD_MS, HEARTBEAT_MS, RedisPresence
 from app.storage.base import Storage, StorageError
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from app.settings import Settings
     from app.storage.redis import RedisStorage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 LEASE_MS = 5000
 """How long a computer player's claim on a turn lasts unless renewed."""

@@ -22,14 +22,14 @@ neither is a slow answer. Start uvicorn with
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from app.logs import get_logger
 from app.settings import get_settings
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 
 class DeadlineProtocol(HttpToolsProtocol):

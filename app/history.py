@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.lobby import ROOM_ID, Lobby, Unavailable
+from app.logs import get_logger
 from app.protocol import (
     DealReview,
     DealSummary,
@@ -47,7 +47,7 @@ from engine.match import Match
 from engine.record import Record, RecordError, deal_states, read_record, record_of, replay
 from engine.registry import get_game
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 MAX_RECORD_CHARS = 500_000
 """The longest record text :func:`read` accepts, in characters (the body

@@ -17,7 +17,6 @@ limit between them.
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ from typing import Any
 from app.bots import Bots, Thinker
 from app.bus import make_bus
 from app.limits import address_key
+from app.logs import get_logger
 from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room, RoomError
 from app.settings import Settings
@@ -35,7 +35,7 @@ from app.table import ROOM_OPTIONS, BadRecord, Table, check_room_options, comput
 from engine.base import SEED_OPTION
 from engine.registry import get_game
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 EVICT_AGE = 300.0
 """Seconds a room is protected from eviction after its creation, opened or not."""

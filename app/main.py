@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
@@ -32,7 +31,7 @@ from app.collector import Collector
 from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
 from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
-from app.logs import install_log_filters
+from app.logs import get_logger, install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
 from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
@@ -42,7 +41,7 @@ from app.ws import serve
 from engine.base import OptionError
 from engine.record import MAX_SEED, RecordError, format_record
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"

@@ -38,13 +38,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from app.logs import get_logger
 from app.protocol import error_text
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from app.rooms import Connection, Room
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 HEARTBEAT_MS = 1000
 """How often a process says it is alive."""

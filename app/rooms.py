@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import re
 import secrets
 import time
@@ -62,6 +61,7 @@ from typing import Any, Protocol
 import orjson
 
 from app.limits import trim
+from app.logs import get_logger
 from app.patch import state_patch
 from app.protocol import (
     CHAT_HISTORY,
@@ -102,7 +102,7 @@ from app.table import (
 from engine.base import Game, IllegalMove, MalformedMove, MoveError
 from engine.match import Match
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 RoomError = FrameError
 """A refused action: ``code`` and ``message`` as in the protocol."""

@@ -18,7 +18,6 @@ connection opening or closing) the room's computer players are poked
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -30,6 +29,7 @@ from starlette.websockets import WebSocket
 from app.bots import Bots
 from app.limits import CLOSE_FLOOD, FLOOD_FRAMES, FloodGuard, Verdict, address_key, trim
 from app.lobby import Lobby, Unavailable
+from app.logs import get_logger
 from app.protocol import (
     DEFAULT_LEVEL,
     RATE_FRAMES,
@@ -56,7 +56,7 @@ from app.protocol import (
 from app.rooms import Room
 from app.wsproto import READ_INTO, SEND_NOW
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 OUTBOX_FRAMES = 1000
 """Frames that may wait for a slow client before it is disconnected."""

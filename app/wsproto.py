@@ -40,7 +40,6 @@ Start uvicorn with ``--ws app.wsproto:LeanProtocol`` (the ``Makefile`` and
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import struct
 import weakref
@@ -52,7 +51,9 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 
-log = logging.getLogger(__name__)
+from app.logs import get_logger
+
+log = get_logger(__name__)
 
 SEND_NOW = "cardboard.send_now"
 """The scope extension of :meth:`LeanProtocol.send_now`: ``(text: str) -> bool``."""

@@ -47,7 +47,6 @@ into ``unavailable``.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -57,6 +56,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from app.logs import get_logger
 from app.storage.base import (
     NOTES_KEPT,
     Entry,
@@ -71,7 +71,7 @@ from app.storage.base import (
     match_index,
 )
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SOCKET_SECONDS = 2.0
 """A Redis command that has not answered in this long fails (``unavailable``)."""

@@ -42,7 +42,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
-import logging
 import os
 import queue
 import sqlite3
@@ -52,6 +51,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.logs import get_logger
 from app.storage.base import (
     NOTES_KEPT,
     Entry,
@@ -66,7 +66,7 @@ from app.storage.base import (
     resolve,
 )
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 T = TypeVar("T")
 

@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
 
 from app.lobby import Lobby
+from app.logs import room_ref
 from app.rooms import Room
 from app.settings import Settings
 from app.table import Table
@@ -425,7 +426,8 @@ def test_a_room_behind_its_players_is_rebuilt_from_redis(tmp_path: Path) -> None
 
 
 def _log_versions(servers: list[AppServer], room: str) -> list[int]:
-    pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version (\d+)")
+    pattern = re.compile(rf"room {re.escape(room_ref(room))}: the computer player at \S+"
+                         r" thinks on version (\d+)")
     return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
 
 
@@ -474,8 +476,8 @@ def test_a_computer_turn_is_taken_over_when_its_process_dies(tmp_path: Path) -> 
             version = person.last["version"]
             await person.send(type="move", move=person.last["legal_moves"][0], version=version)
             turn = version + 1
-            pattern = re.compile(rf"room {re.escape(room)}: the computer player at \S+ thinks on version"
-                                 rf" {turn}\b")
+            pattern = re.compile(rf"room {re.escape(room_ref(room))}: the computer player at \S+"
+                                 rf" thinks on version {turn}\b")
             deadline = time.monotonic() + 10
             thinking = None
             while thinking is None:
