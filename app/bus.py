@@ -56,6 +56,12 @@ log = get_logger(__name__)
 LEASE_MS = 5000
 """How long a computer player's claim on a turn lasts unless renewed."""
 
+CHECK_TRIES = 60
+CHECK_RETRY_SECONDS = 0.5
+"""A room's check against Redis after the subscription came back is tried
+again so often, this far apart, while Redis answers with errors (loading
+its files after a restart)."""
+
 RENEW_SECONDS = LEASE_MS / 3000
 """How often a claim is renewed while the computer thinks."""
 
@@ -170,6 +176,7 @@ class RedisBus:
         """True while the bus is subscribed."""
         self._tasks: list[asyncio.Task[None]] = []
         self._syncing: dict[str, int | None] = {}
+        self._checking: set[str] = set()  # rooms whose next catch-up also checks the storage
         self._release = self.client.register_script(_RELEASE)
         self._renew = self.client.register_script(_RENEW)
         self._take = self.client.register_script(_TAKE)
@@ -206,6 +213,10 @@ class RedisBus:
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
+                # redis-py connects the subscription again by itself when a
+                # read fails (Redis restarted): hear of it, to catch up.
+                if pubsub.connection is not None:
+                    pubsub.connection.register_connect_callback(self._reconnected)
                 self.up = True
                 if not subscribed.done():
                     subscribed.set_result(None)
@@ -227,6 +238,13 @@ class RedisBus:
             await asyncio.sleep(delay)
             delay = min(2.0, delay * 2)
 
+    async def _reconnected(self, _connection: object) -> None:
+        """The subscription was connected again by redis-py itself (after it
+        re-subscribed): commits may have gone unheard, and Redis may have
+        lost writes, so every room catches up as after a lost subscription."""
+        log.warning("bus: Redis connection restored; catching every room up")
+        self._resync()
+
     def _on(self, data: str) -> None:
         kind, _, rest = data.partition(" ")
         room_id, _, version = rest.partition(" ")
@@ -245,10 +263,13 @@ class RedisBus:
         room = self.lobby.store.get(room_id)
         return None if room is None or room.closed else room
 
-    def sync(self, room: Room, version: int | None) -> None:
+    def sync(self, room: Room, version: int | None, check: bool = False) -> None:
         """Catch ``room`` up to ``version`` (``None``: whatever is stored) in
-        the background, one catch-up per room at a time."""
-        if version is not None and version <= room.version:
+        the background, one catch-up per room at a time; with ``check``, also
+        notice a storage that has gone back (:meth:`app.rooms.Room.sync`)."""
+        if check:
+            self._checking.add(room.id)
+        elif version is not None and version <= room.version:
             return
         if room.id in self._syncing:
             wanted = self._syncing[room.id]
@@ -258,24 +279,37 @@ class RedisBus:
         asyncio.get_running_loop().create_task(self._sync(room), name=f"room {room.id}: catch up")
 
     async def _sync(self, room: Room) -> None:
+        failed_checks = 0
         try:
             while room.id in self._syncing:
                 version = self._syncing[room.id]
+                check = room.id in self._checking
+                self._checking.discard(room.id)
                 try:
-                    await room.sync(version)
+                    await room.sync(version, check=check)
                 except StorageError as exc:
+                    if check and failed_checks < CHECK_TRIES:
+                        # Redis answers, but may still be loading its files.
+                        failed_checks += 1
+                        self._checking.add(room.id)
+                        await asyncio.sleep(CHECK_RETRY_SECONDS)
+                        continue
                     log.warning("room %s: cannot catch up (%s); retried on the next commit", room.id, exc)
-                if self._syncing.get(room.id) == version:
+                if self._syncing.get(room.id) == version and room.id not in self._checking:
                     break
         finally:
             self._syncing.pop(room.id, None)
 
     def _resync(self) -> None:
         """After a lost subscription: catch every loaded room up, write this
-        process's presence again and read everyone's."""
+        process's presence again and read everyone's. Redis may have
+        restarted and lost its last writes (or everything): a room the
+        storage holds fewer versions of is rebuilt from it, as the other
+        processes' rooms are, and one it no longer holds is closed, so that
+        no two processes go on serving different tables of one room."""
         rooms = [r for r in (self._room(i) for i in self._ids()) if r is not None]
         for room in rooms:
-            self.sync(room, None)
+            self.sync(room, None, check=True)
         self.redis_presence.reassert(rooms)
 
     def _ids(self) -> list[str]:

@@ -486,10 +486,12 @@ class Room:
                     del error, conflict
             raise AssertionError("unreachable")  # pragma: no cover
 
-    async def sync(self, version: int | None = None) -> int:
+    async def sync(self, version: int | None = None, *, check: bool = False) -> int:
         """Under the lock, after any commit in flight: :meth:`catch_up`, if
         the room is behind ``version`` (always when ``None``). What another
-        server process's commit of ``version`` calls (:mod:`app.bus`).
+        server process's commit of ``version`` calls (:mod:`app.bus`). With
+        ``check`` (the storage may have lost writes: Redis restarted), a
+        storage behind the room is noticed too (see :meth:`catch_up`).
         Returns how many versions were applied; raises ``StorageError``."""
         async with self.lock:
             if self._pending is not None:
@@ -497,7 +499,7 @@ class Room:
                     await self.commit()
             if self.closed or (version is not None and version <= self.version):
                 return 0
-            return await self.catch_up(suspect=version is not None)
+            return await self.catch_up(suspect=version is not None or check)
 
     async def _caught_up(self) -> bool:
         """:meth:`catch_up`, False if that failed (the storage is unreachable)."""
@@ -516,12 +518,18 @@ class Room:
         nothing is newer and ``suspect`` (the storage said there was), the
         whole record is read: if it is shorter than the room (a storage that
         lost its last writes) the room is rebuilt from it; if it is gone the
-        room is marked closed. Raises ``StorageError``."""
+        room is marked closed and its connections are told
+        (``no_such_room``). Raises ``StorageError``."""
         entries = await self.journal.since(self.id, self.version)
         if not entries and suspect:
             stored = await self.journal.load(self.id)
             if stored is None or stored.meta.closed:
                 self.closed = True
+                if self.connections:
+                    log.error("room %s: the storage no longer holds it: closed", self.id)
+                gone = error_text("no_such_room", "this room is no longer kept on the server")
+                for conn in list(self.connections):
+                    conn.push(gone)
             elif stored.entries and stored.entries[-1].version < self.version:
                 log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
                           " the storage", self.id, stored.entries[-1].version, self.version)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 from redis.exceptions import RedisError
 from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
 
@@ -429,6 +430,72 @@ def _log_versions(servers: list[AppServer], room: str) -> list[int]:
     pattern = re.compile(rf"room {re.escape(room_ref(room))}: the computer player at \S+"
                          r" thinks on version (\d+)")
     return sorted(int(v) for s in servers for v in pattern.findall(s.text()))
+
+
+def test_every_process_steps_back_with_a_redis_that_lost_writes(tmp_path: Path) -> None:
+    """Redis comes back without its last writes (a crash within
+    ``appendfsync everysec``, or an older copy of its files): once
+    subscribed again, every process serving the room rebuilds it from what
+    Redis kept, without waiting for a move, so that the two never serve
+    different tables of one room; play goes on over both (found by a
+    break-it pass: the process that made no move kept its newer table for
+    good, and the game was stuck). Redis is made to lose the writes and to
+    drop the subscriptions as its restart would."""
+    from redis.asyncio import Redis
+
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await SplitTable.make(servers, "get-stuck")
+            rng = random.Random(8)
+            kept = await play_moves(t.players, t.everyone, t.replay, rng, 4)
+            newer = await play_moves(t.players, t.everyone, t.replay, rng, 4)
+            assert newer > kept
+            client = Redis.from_url(redis.url)
+            try:
+                await client.ltrim(f"cb:room:{t.room}:log", 0, kept)
+                await client.hset(f"cb:room:{t.room}:meta", "version", kept)
+                assert await client.client_kill_filter(_type="pubsub") >= 2
+            finally:
+                await client.aclose()
+            since = {c.name: len(c.states) for c in t.everyone}
+            for c in t.everyone:
+                await c.until(lambda c=c: c.last["version"] == kept, "the room stepped back", 15)
+            t.replay.matches = t.replay.matches[:kept - t.replay.start + 1]
+            t.replay.match = t.replay.matches[-1]
+            await play_moves(t.players, t.everyone, t.replay, rng, 6)
+            for c in t.everyone:
+                c.states = c.states[since[c.name]:]
+                t.replay.check(c)
+                assert c.last["version"] == t.watchers[0].last["version"] > kept
+                assert not c.errors("stale_version"), c.name
+
+        asyncio.run(main())
+
+
+def test_a_room_redis_no_longer_holds_is_closed_on_every_process(tmp_path: Path) -> None:
+    """Redis comes back empty (its files lost): every process closes the
+    room, tells each of its connections ``no_such_room`` (the page says the
+    room is gone) and answers a new connection so too, instead of serving
+    what it had in memory while the others refuse it."""
+    from redis.asyncio import Redis
+
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
+        async def main() -> None:
+            t = await SplitTable.make(servers, "get-stuck")
+            await play_moves(t.players, t.everyone, t.replay, random.Random(9), 3)
+            client = Redis.from_url(redis.url)
+            try:
+                await client.flushall()
+                assert await client.client_kill_filter(_type="pubsub") >= 2
+            finally:
+                await client.aclose()
+            for c in t.everyone:
+                await c.until(lambda c=c: bool(c.errors("no_such_room")), "told the room is gone", 15)
+            for server in servers:
+                async with websockets.connect(f"{server.ws}/ws/{t.room}", open_timeout=10) as late:
+                    assert json.loads(await late.recv())["code"] == "no_such_room"
+
+        asyncio.run(main())
 
 
 def test_computer_turn_is_thought_about_once(cluster: Cluster) -> None:
