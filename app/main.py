@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
@@ -359,6 +359,11 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     @app.get("/review", response_class=HTMLResponse, include_in_schema=False)
     async def review_page(request: Request) -> Response:
         return page(request, "review.html", {"source": "record", "match_id": None, "game": None})
+
+    @app.get("/rules", include_in_schema=False)
+    async def rules_index() -> Response:
+        """The rules of the first game on offer (each page links the others)."""
+        return RedirectResponse(f"/rules/{settings.games[0]}", status_code=302)
 
     @app.get("/rules/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def rules_page(request: Request, game_id: str) -> Response:

@@ -26,6 +26,17 @@ async function createRoom(game, options, bots) {
   return body;
 }
 
+/** The server names an option as the API does ("option 'target' must be at
+ * least 1"); say it as the form does ("“Play to” must be at least 1"). */
+function inFormWords(message, form) {
+  return message.replace(/option '([a-z_]+)'/g, (whole, name) => {
+    const field = form && form.querySelector(`[data-option="${name}"]`);
+    const label = field && field.closest("label");
+    const words = label && label.firstChild && label.firstChild.textContent.trim();
+    return words ? `“${words}”` : whole;
+  });
+}
+
 function optionsFrom(form) {
   const out = {};
   if (!form) return out;
@@ -59,8 +70,9 @@ document.addEventListener("click", async (e) => {
       location.href = room.url;
     }
   } catch (ex) {
-    if (err) err.textContent = `Could not create the room: ${ex.message}`;
-    else alert(`Could not create the room: ${ex.message}`);
+    const msg = inFormWords(ex.message, form);
+    if (err) err.textContent = `Could not create the room: ${msg}`;
+    else alert(`Could not create the room: ${msg}`);
     btn.disabled = false;
   }
 });

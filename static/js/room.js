@@ -422,7 +422,7 @@ function readyLine() {
   const names = (seats) => AND.format(seats.map((s) => (s === state.you ? "you" : who(s))));
   let line = `${r.ready.length} of ${held} ready`;
   if (r.missing.length) line += ` · waiting for ${names(r.missing)}`;
-  if (r.away.length) line += ` · not waiting for ${names(r.away)} (away)`;
+  if (r.away.length) line += ` · not waiting for ${names(r.away)}, away`;
   return `${line}.`;
 }
 
@@ -461,7 +461,10 @@ function matchResultText() {
   if (state.you && side && side.seats.includes(state.you)) {
     return side.seats.length > 1 ? `Your side, ${sideName(w[0])}, wins the match.` : "You win the match.";
   }
-  return `${sideName(w[0])} win${sideName(w[0]).startsWith("You") ? "" : "s"} the match.`;
+  // A partnership takes the plural, as the deal's result does ("East–West win").
+  const name = sideName(w[0]);
+  const plural = name.startsWith("You") || (side && side.seats.length > 1);
+  return `${name} ${plural ? "win" : "wins"} the match.`;
 }
 
 

@@ -133,6 +133,9 @@ def test_games_follow_settings() -> None:
         assert "get-stuck" in r.json()["detail"]
         assert c.post("/api/rooms", json={"game": "get-stuck-4"}).status_code == 201
         assert c.get("/rules/get-stuck").status_code == 404
+        rules = c.get("/rules", follow_redirects=False)  # a trimmed address: the first game's rules
+        assert rules.status_code == 302 and rules.headers["location"] == "/rules/get-stuck-4"
+        assert c.get("/rules").status_code == 200
         index = c.get("/")
         assert "Get Stuck for Four" in index.text
         assert 'data-create="get-stuck"' not in index.text

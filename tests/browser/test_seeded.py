@@ -43,3 +43,23 @@ def test_a_seeded_room_says_so_by_the_seats(server: str, browser: Browser, artif
     expect(note).to_be_hidden()
     assert not errors
     ctx.close()
+
+
+def test_a_refused_option_is_named_as_the_form_names_it(server: str, browser: Browser) -> None:
+    """The home page's create error says "“Play to” must be at least 1", not
+    the API's "option 'target'" (found by the new-user pass); a message
+    about no option is shown as it is."""
+    page = browser.new_page(viewport={"width": 1366, "height": 800})
+    page.goto(server + "/")
+    form = page.locator("form:has([data-option=target])").first
+    form.locator("[data-option=target]").fill("0")
+    form.locator("[data-create]").click()
+    expect(form.locator(".create-error")).to_have_text(
+        "Could not create the room: “Play to” must be at least 1, not 0")
+    seeded = page.locator("form:has([data-option=seed])").first
+    seeded.locator("details.seed-opt summary").click()
+    seeded.locator("[data-option=seed]").fill("99999999999999999999")
+    seeded.locator("[data-create]").click()
+    expect(seeded.locator(".create-error")).to_contain_text("“Deal every")
+    expect(seeded.locator(".create-error")).not_to_contain_text("option 'seed'")
+    page.close()

@@ -111,7 +111,7 @@ export function matchNote(state) {
   if (!target) return "";
   const totals = ["north", "south"].map((s) => `${NAMES[s]} ${v.totals[s] ?? 0}`).join(" · ");
   const dealer = v.board && v.board.dealer ? ` Deal ${v.deal}: ${NAMES[v.board.dealer]} deals; the deal alternates.` : "";
-  return `First to ${target} points wins the match (${totals}).${dealer}`;
+  return `First to ${target} point${target === 1 ? "" : "s"} wins the match (${totals}).${dealer}`;
 }
 
 // ---------------------------------------------------------------- drawing
