@@ -84,6 +84,9 @@ export function hint(state) {
   if (b.opened && !b.opened[state.you]) {
     return `First move: step your Romeo off your Queen onto a lit square. ${goalText}`;
   }
+  if (!m.single.size && m.pairs.size) {
+    return `Your Romeo cannot move: ${clickWord()} a Joker (★) to swap it with a card in its row or column. ${goalText}`;
+  }
   const how = m.pairs.size
     ? `${clickWord(true)} a lit square to move your Romeo, or a Joker (★) to swap it with a card in its row or column.`
     : `${clickWord(true)} a lit square to move your Romeo.`;
