@@ -41,7 +41,7 @@ from app.protocol import (
     ReviewStep,
     SideView,
 )
-from app.storage import StorageError
+from app.storage import StorageDamaged, StorageError
 from app.table import MATCH_ID, Action, BadRecord, Table, describe
 from engine.match import Match
 from engine.record import Record, RecordError, deal_states, read_record, record_of, replay
@@ -161,6 +161,9 @@ class History:
             return None
         try:
             stored = await self.lobby.storage.load(room_id)
+        except StorageDamaged as exc:
+            log.error("room %s cannot be reviewed: %s", room_id, exc)
+            return None
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
         if stored is None:
@@ -184,6 +187,9 @@ class History:
                 self._cache.move_to_end(match_id)
                 return cached
             stored = await self.lobby.storage.load(ref.room)
+        except StorageDamaged as exc:
+            log.error("a finished match cannot be reviewed: %s", exc)
+            return None
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
         if stored is None:

@@ -29,7 +29,7 @@ from app.logs import get_logger
 from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room, RoomError
 from app.settings import Settings
-from app.storage import Storage, StorageError, make_storage
+from app.storage import Storage, StorageDamaged, StorageError, make_storage
 from app.store import MemoryRoomStore, RoomStore
 from app.table import ROOM_OPTIONS, BadRecord, Table, check_room_options, computer_seats
 from engine.base import SEED_OPTION
@@ -348,6 +348,10 @@ class Lobby:
     async def _load(self, room_id: str) -> Room | None:
         try:
             stored = await self.storage.load(room_id)
+        except StorageDamaged as exc:
+            # No retry would read it: say there is no such room (and why, here).
+            log.error("room %s cannot be loaded: %s", room_id, exc)
+            return None
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
         if stored is None or stored.meta.closed:

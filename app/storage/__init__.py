@@ -12,6 +12,7 @@ from app.storage.base import (
     RoomMeta,
     Storage,
     StorageConflict,
+    StorageDamaged,
     StorageError,
     StorageUnknown,
     StoredRoom,
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
     from app.settings import Settings
 
 __all__ = ["Entry", "MatchRef", "MemoryStorage", "Note", "RoomMeta", "SqliteStorage", "Storage",
-           "StorageConflict", "StorageError", "StorageUnknown", "StoredRoom", "make_storage"]
+           "StorageConflict", "StorageDamaged", "StorageError", "StorageUnknown", "StoredRoom",
+           "make_storage"]
 
 
 def make_storage(settings: Settings) -> Storage:

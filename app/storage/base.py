@@ -53,6 +53,12 @@ class StorageConflict(StorageError):
     process (or a bug) has written that version already."""
 
 
+class StorageDamaged(StorageError):
+    """What the storage holds of a room cannot be read (a stored action or
+    note that is not a JSON object): no retry will help, unlike the other
+    errors. ``str()`` names the version or note."""
+
+
 class StorageUnknown(StorageError):
     """A write whose outcome could not be learnt: it may or may not have
     been saved (Redis sent no answer, and could not be asked since). A
@@ -120,8 +126,12 @@ class Entry:
 
     @staticmethod
     def parse(version: int, at: float, text: str) -> Entry:
-        """An entry from its stored JSON text."""
-        return Entry(int(version), float(at), json_object(text, "action"))
+        """An entry from its stored JSON text. Raises :class:`StorageDamaged`
+        if that is not a JSON object."""
+        try:
+            return Entry(int(version), float(at), json_object(text, "action"))
+        except ValueError as exc:
+            raise StorageDamaged(f"stored version {version} is damaged: {exc}") from None
 
 
 NOTES_KEPT = 100
@@ -143,8 +153,12 @@ class Note:
 
     @staticmethod
     def parse(kind: str, at: float, text: str) -> Note:
-        """A note from its stored JSON text."""
-        return Note(str(kind), float(at), json_object(text, "note"))
+        """A note from its stored JSON text. Raises :class:`StorageDamaged`
+        if that is not a JSON object."""
+        try:
+            return Note(str(kind), float(at), json_object(text, "note"))
+        except ValueError as exc:
+            raise StorageDamaged(f"a stored {kind} note is damaged: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,7 @@ from app.storage.base import (
     Pending,
     RoomMeta,
     StorageConflict,
+    StorageDamaged,
     StorageError,
     StorageUnknown,
     StoredRoom,
@@ -247,9 +248,13 @@ def entry_text(entry: Entry) -> str:
 
 
 def parse_entry(text: str) -> Entry:
-    """The entry :func:`entry_text` wrote."""
-    version, at, action = text.split(" ", 2)
-    return Entry.parse(int(version), float(at), action)
+    """The entry :func:`entry_text` wrote. Raises ``StorageDamaged`` if
+    ``text`` is not one."""
+    try:
+        version, at, action = text.split(" ", 2)
+        return Entry.parse(int(version), float(at), action)
+    except ValueError:
+        raise StorageDamaged(f"a stored entry is damaged: {text[:40]!r}") from None
 
 
 class RedisStorage:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import socket
 import sqlite3
@@ -358,3 +359,25 @@ def test_a_server_whose_database_cannot_be_opened_does_not_start(
     assert expected in result.stderr
     assert "Application startup failed" in result.stderr
     assert "Uvicorn running" not in result.stderr
+
+
+def test_a_room_whose_record_is_damaged_is_no_such_room_and_says_why_in_the_log(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A stored action that is not JSON (a damaged file, a hand edit) will
+    never read: the room answers ``no_such_room`` (4404) and 404, so that
+    clients stop, not ``unavailable`` for ever, and the log says why (found
+    by a break-it pass)."""
+    settings = Settings(database=str(tmp_path / "rooms.db"))
+    with make_client(settings) as client:
+        room_id = client.post("/api/rooms", json={"game": "get-stuck"}).json()["room"]
+    with sqlite3.connect(tmp_path / "rooms.db") as db:
+        db.execute("UPDATE actions SET action = '{not json' WHERE room = ?", (room_id,))
+    with make_client(settings) as client, caplog.at_level(logging.ERROR, logger="app.lobby"):
+        assert client.get(f"/r/{room_id}").status_code == 404
+        assert client.get(f"/api/rooms/{room_id}/record").status_code == 404
+        with client.websocket_connect(f"/ws/{room_id}") as ws:
+            assert ws.receive_json()["code"] == "no_such_room"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4404
+    assert any("stored version 0 is damaged" in r.getMessage() for r in caplog.records), caplog.text

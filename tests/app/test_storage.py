@@ -34,7 +34,7 @@ from app.storage import (
     StorageError,
     StoredRoom,
 )
-from app.storage.base import Pending, compact_json
+from app.storage.base import Pending, StorageDamaged, compact_json
 from app.storage.sqlite import SCHEMA_VERSION, SYNC_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,8 +271,10 @@ def test_the_sweep_keeps_finished_matches_keep_days(backend: Callable[[], Storag
 def test_entries_are_json() -> None:
     entry = Entry(3, NOW, {"t": "join", "seat": "red", "name": "Zoë ♥", "n": 2**63 - 1})
     assert Entry.parse(3, NOW, entry.text()) == entry
-    with pytest.raises(ValueError, match="not an object"):
+    with pytest.raises(StorageDamaged, match="version 1 is damaged: a stored action is not an object"):
         Entry.parse(1, NOW, "[1, 2]")
+    with pytest.raises(StorageDamaged, match="version 2 is damaged"):
+        Entry.parse(2, NOW, "{not json")
 
 
 # ---- SQLite only ---------------------------------------------------------------------------
