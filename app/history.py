@@ -41,7 +41,7 @@ from app.protocol import (
     ReviewStep,
     SideView,
 )
-from app.storage import StorageDamaged, StorageError
+from app.storage import StorageError
 from app.table import MATCH_ID, Action, BadRecord, Table, describe
 from engine.match import Match
 from engine.record import Record, RecordError, deal_states, read_record, record_of, replay
@@ -159,13 +159,7 @@ class History:
             return await self.work(reviewed, live.table)
         if not ROOM_ID.fullmatch(room_id):
             return None
-        try:
-            stored = await self.lobby.storage.load(room_id)
-        except StorageDamaged as exc:
-            log.error("room %s cannot be reviewed: %s", room_id, exc)
-            return None
-        except StorageError as exc:
-            raise Unavailable(str(exc)) from None
+        stored = await self.lobby.stored(room_id)
         if stored is None:
             return None
         tables = await self.work(self._tables, room_id, [e.action for e in stored.entries])
@@ -179,19 +173,16 @@ class History:
             return None
         try:
             ref = await self.lobby.storage.find_match(match_id)
-            if ref is None:
-                self._cache.pop(match_id, None)
-                return None
-            cached = self._cache.get(match_id)
-            if cached is not None:
-                self._cache.move_to_end(match_id)
-                return cached
-            stored = await self.lobby.storage.load(ref.room)
-        except StorageDamaged as exc:
-            log.error("a finished match cannot be reviewed: %s", exc)
-            return None
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
+        if ref is None:
+            self._cache.pop(match_id, None)
+            return None
+        cached = self._cache.get(match_id)
+        if cached is not None:
+            self._cache.move_to_end(match_id)
+            return cached
+        stored = await self.lobby.stored(ref.room)
         if stored is None:
             return None
         tables = await self.work(self._tables, ref.room, [e.action for e in stored.entries], ref.number)

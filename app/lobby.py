@@ -29,7 +29,7 @@ from app.logs import get_logger
 from app.protocol import DEFAULT_LEVEL, FrameError
 from app.rooms import Room, RoomError
 from app.settings import Settings
-from app.storage import Storage, StorageDamaged, StorageError, make_storage
+from app.storage import Storage, StorageDamaged, StorageError, StoredRoom, make_storage
 from app.store import MemoryRoomStore, RoomStore
 from app.table import ROOM_OPTIONS, BadRecord, Table, check_room_options, computer_seats
 from engine.base import SEED_OPTION
@@ -345,15 +345,20 @@ class Lobby:
             loading.add_done_callback(lambda _: self._loading.pop(room_id, None))
         return await asyncio.shield(loading)
 
-    async def _load(self, room_id: str) -> Room | None:
+    async def stored(self, room_id: str) -> StoredRoom | None:
+        """What the storage keeps of room ``room_id``, or ``None`` if nothing,
+        or if that is damaged (no retry would read it: the log says why).
+        Raises :class:`Unavailable` if the storage fails."""
         try:
-            stored = await self.storage.load(room_id)
+            return await self.storage.load(room_id)
         except StorageDamaged as exc:
-            # No retry would read it: say there is no such room (and why, here).
-            log.error("room %s cannot be loaded: %s", room_id, exc)
+            log.error("room %s: its stored record cannot be read: %s", room_id, exc)
             return None
         except StorageError as exc:
             raise Unavailable(str(exc)) from None
+
+    async def _load(self, room_id: str) -> Room | None:
+        stored = await self.stored(room_id)
         if stored is None or stored.meta.closed:
             return None
         try:

@@ -527,9 +527,9 @@ class Room:
                 self.closed = True
                 if self.connections:
                     log.error("room %s: the storage no longer holds it: closed", self.id)
-                gone = error_text("no_such_room", "this room is no longer kept on the server")
-                for conn in list(self.connections):
-                    conn.push(gone)
+                    gone = error_text("no_such_room", "this room is no longer kept on the server")
+                    for conn in list(self.connections):
+                        conn.push(gone)
             elif stored.entries and stored.entries[-1].version < self.version:
                 log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
                           " the storage", self.id, stored.entries[-1].version, self.version)
