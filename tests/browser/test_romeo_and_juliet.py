@@ -134,6 +134,10 @@ def _play_turn(pages: dict[str, Page], state: RomeoState, move: str, *, keyboard
     assert _lit(page, ".cell.playable") == dest
     assert _lit(page, ".cell.rj-swappable") == sorted(swaps)
     assert _lit(other, ".rj-act") == []
+    if swaps and not dest:  # the banner says the Romeo is stuck and points at the Jokers
+        expect(page.locator("#banner")).to_contain_text("Your Romeo cannot move: click a Joker (★)")
+    elif dest:
+        expect(page.locator("#banner")).to_contain_text("lit square")
     v = version(page)
 
     def press(sq: str) -> None:
@@ -357,6 +361,27 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     expect(pages["black"].locator("#result .breakdown")).to_have_count(0)
     assert red.evaluate("document.documentElement.scrollWidth") <= 360
     _shot(red, artifacts / "romeo-phone-won.png", full_page=True)
+    assert errors == []
+    for c in ctxs:
+        c.close()
+
+
+def test_a_romeo_that_cannot_move_is_told_to_swap(server: str, browser: Browser) -> None:
+    # Seed 1: after these moves Black's Romeo has no square to go to, but
+    # swaps are open; the banner says so instead of asking for a lit square.
+    seed = 1
+    moves = ["a6", "f1", "swap b2 e2", "swap a4 f4", "swap a2 b2", "swap a4 f4", "swap b4 c4",
+             "swap a4 f4", "swap b4 b7", "swap f2 f4", "swap a2 e2", "swap c2 f2", "swap b4 b7",
+             "f6", "swap e1 e2"]
+    url = create_room(server, "romeo-and-juliet", {"seed": seed, "auto_pass": False})
+    ctxs, pages, errors = _two_players(browser, url, 1000)
+    state = _start(seed)
+    for move in moves:
+        state = _play_turn(pages, state, move)
+    dest, swaps = _split(GAME.legal_moves(state, "black"), GAME.view(state, "black")["jokers"])
+    assert state.mover == "black" and not dest and swaps
+    expect(pages["black"].locator("#banner")).to_contain_text("Your Romeo cannot move: click a Joker (★)")
+    expect(pages["black"].locator(".cell.rj-swappable")).to_have_count(len(swaps))
     assert errors == []
     for c in ctxs:
         c.close()
