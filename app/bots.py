@@ -138,12 +138,15 @@ class LocalLeases:
 
 def _worker_start(server: int) -> None:
     """In each worker process: think at a lower priority than the server
-    (process ``server``), leave Ctrl-C to the server (a terminal sends SIGINT
-    to the whole process group: the server shuts down and the workers with
-    it, and no worker prints a ``KeyboardInterrupt`` traceback), and end as
+    (process ``server``), leave Ctrl-C and SIGTERM to the server (a terminal
+    sends SIGINT to the whole process group, as ``kill -- -PGID`` or a
+    service manager sends SIGTERM: the server shuts down and the workers
+    with it, and neither a worker nor the server's pool prints a traceback
+    of a worker that ended first), and end as
     soon as the server has gone, however it ended (uvicorn ends on the signal
     it caught, skipping exit handlers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(5)
     threading.Thread(target=_end_with, args=(server,), name="orphan-watch", daemon=True).start()
@@ -481,7 +484,12 @@ class Bots:
     # ---- the work -------------------------------------------------------------------------
     async def _turn(self, room: Room, seat: str) -> None:
         """Claim ``seat``'s turn on the current version, then choose and play
-        its move; without the claim, wait and let the poke try again."""
+        its move; without the claim, wait and let the poke try again. The
+        turn may have been scheduled some versions ago (a server process
+        catching up with several versions committed elsewhere pokes after
+        each): if ``seat`` is no longer awaited, there is nothing to do."""
+        if not self._awaits(room, seat):
+            return
         version = room.version
         async with self.leases.hold(room.id, f"turn {seat}", version) as lease:
             if not lease.held:
@@ -489,6 +497,12 @@ class Bots:
                 return
             if room.version == version and await self._play_turn(room, seat, version):
                 lease.keep()
+
+    @staticmethod
+    def _awaits(room: Room, seat: str) -> bool:
+        """Whether ``room`` is playing and waits for the computer player at ``seat``."""
+        return (not room.closed and room.phase == "playing" and room.computer_plays(seat)
+                and seat in room.game.to_move(room.match.state))
 
     async def _play_turn(self, room: Room, seat: str, version: int) -> bool:
         """Choose and play one move for ``seat`` on ``version``; True if played."""
@@ -507,7 +521,10 @@ class Bots:
         except Exception:
             log.exception("room %s: the computer player at %s could not choose a move;"
                           " it plays a random legal move", room.id, seat)
-            move = self._rng.choice(room.game.legal_moves(state, seat))
+            legal = room.game.legal_moves(state, seat)
+            if not legal:
+                return False
+            move = self._rng.choice(legal)
         wait = pause - (self.clock() - start)
         if wait > 0:
             await self.sleep(wait)

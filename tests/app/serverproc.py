@@ -105,14 +105,15 @@ class Server:
             proc.wait()
             return -9
 
-    def interrupt(self, timeout: float = 30.0) -> int:
-        """Ctrl-C as a terminal sends it: SIGINT to the server's whole process
-        group (the server made with ``group=True``, and its worker
-        processes); waits for the exit and returns its status (``kill -9``
-        after ``timeout`` seconds, then -9)."""
+    def interrupt(self, timeout: float = 30.0, sig: int = signal.SIGINT) -> int:
+        """Ctrl-C as a terminal sends it (or ``sig``, as ``kill -- -PGID``
+        does): SIGINT to the server's whole process group (the server made
+        with ``group=True``, and its worker processes); waits for the exit
+        and returns its status (``kill -9`` after ``timeout`` seconds, then
+        -9)."""
         proc, self.proc = self.proc, None
         assert proc is not None and self.group, "the server is not running in a group of its own"
-        os.killpg(proc.pid, signal.SIGINT)
+        os.killpg(proc.pid, sig)
         try:
             return proc.wait(timeout)
         except subprocess.TimeoutExpired:

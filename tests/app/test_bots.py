@@ -34,10 +34,12 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from roomtest import Peer, new_room, rebuilt
 
+from app.bots import Bots, Thinker
 from app.main import create_app
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL
 from app.rooms import Room
 from app.settings import Settings
+from app.store import MemoryRoomStore
 from app.table import BadRecord, Table, computer_seats
 from engine.base import OptionError
 from engine.bots import LEVELS, choose_move
@@ -600,6 +602,47 @@ def test_computer_players_survive_a_rebuild() -> None:
     broken[0] = {**first, "bots": {"E": "strong", "nowhere": "easy"}}
     with pytest.raises(BadRecord, match="nowhere"):
         Table.replay(broken)
+
+
+def test_a_process_catching_up_two_versions_plays_only_the_seat_still_awaited(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Another server process commits one seat's move and then the other's;
+    this one catches up with both at once, poking its computer players after
+    each: the turn scheduled after the first finds its seat no longer
+    awaited and does nothing, and the first seat's turn is played on the
+    newest version (a break-it pass found the stale turn thought about
+    anyway: 'red is not awaited', then a random move from no legal moves,
+    logged as a failure)."""
+    here = Room.create("get-stuck", {"seed": 3}, bots={"red": "easy", "black": "easy"})
+    there = rebuilt(here)
+    start = here.version
+    movers: list[str] = []
+    for _ in range(2):
+        seat, = there.game.to_move(there.match.state)
+        there.computer_move(seat, there.legal_moves(seat)[0], there.version)
+        movers.append(seat)
+    assert there.version == start + 2
+    recorder = Recorder()
+
+    async def catch_up() -> tuple[int, Bots]:
+        bots = Bots(FAST, MemoryRoomStore(), Thinker("thread", 1, recorder))
+        here.attach(Conn())  # a spectator: the room is watched
+        here.on_commit = bots.poke
+        async with here.lock:
+            applied = await here.catch_up()
+        assert {purpose for _, purpose in bots.tasks} == {f"turn {seat}" for seat in movers}
+        deadline = time.monotonic() + WAIT
+        while here.version < start + 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await bots.close()
+        return applied, bots
+
+    with caplog.at_level("INFO", logger="app.bots"):
+        applied, bots = asyncio.run(catch_up())
+    assert applied == 2 and here.version >= start + 3
+    assert [s.seat for s in recorder.searches][:1] == movers[:1] and recorder.illegal() == []
+    assert bots.played >= 1 and bots.refused == 0
+    assert [r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR")] == []
 
 
 def test_a_bot_seat_list_is_checked() -> None:
