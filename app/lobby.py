@@ -164,7 +164,7 @@ class Lobby:
     def games(self) -> list[dict[str, Any]]:
         """The games on offer, as ``GET /api/games`` lists them: ``id``,
         ``title``, ``seats`` (with default options) and ``options`` (name →
-        description, ``seed`` and the settings every room has,
+        description, ``seed`` and the settings of rooms of the game,
         :data:`app.table.ROOM_OPTIONS`, included)."""
         return [self.game_info(g) for g in self.settings.games]
 
@@ -178,7 +178,8 @@ class Lobby:
         options = {o.name: o.description for o in game.info.options}
         options[SEED_OPTION.name] = SEED_OPTION.description
         for option in ROOM_OPTIONS:
-            options[option.name] = option.description
+            if option.offered(game):
+                options[option.name] = option.description
         return {
             "id": game.info.id,
             "title": game.info.title,

@@ -66,6 +66,7 @@ from typing import Any, Literal
 
 from engine.base import SEED_OPTION, Game, OptionError
 from engine.match import Match, MatchError
+from engine.record import MAX_SEED
 from engine.registry import get_game
 
 Kind = Literal["human", "computer"]
@@ -137,6 +138,12 @@ class RoomOption:
     name: str
     description: str
     default: bool
+    passes_only: bool = False
+    """Offered only for games with passes (``engine.base.GameInfo.passes``)."""
+
+    def offered(self, game: Game) -> bool:
+        """Whether rooms of ``game`` list this setting (all take it)."""
+        return game.info.passes or not self.passes_only
 
     def check(self, value: Any) -> bool:
         """``value`` if it is ``true`` or ``false``. Raises ``OptionError``
@@ -153,7 +160,7 @@ SPECTATOR_CHAT = RoomOption(
 AUTO_PASS = RoomOption(
     "auto_pass",
     "true (the default): when a player's only legal move is a pass, the server plays it for them"
-    " after a short pause; false: they press Pass themselves.", True)
+    " after a short pause; false: they press Pass themselves.", True, passes_only=True)
 ROOM_OPTIONS: tuple[RoomOption, ...] = (SPECTATOR_CHAT, AUTO_PASS)
 """The settings every room has, whatever its game (``docs/protocol.md``)."""
 
@@ -208,6 +215,9 @@ def check_seed(seed: Any) -> int:
     ``" 12 "``, ``1.5``)."""
     if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):
         seed = int(seed)
+    if isinstance(seed, int) and not isinstance(seed, bool) and not 0 <= seed <= MAX_SEED:
+        raise OptionError(f"option 'seed' must be a whole number from 0 to {MAX_SEED} (2^63-1),"
+                          f" not {seed}")
     checked: int = SEED_OPTION.check(seed)
     return checked
 

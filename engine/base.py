@@ -194,7 +194,10 @@ class GameInfo:
     - ``board``: the name of the browser board module,
       ``static/js/games/<board>.js`` (the id if not given);
     - ``deal_noun``: what the pages call one deal, ``"deal"``, or ``"game"``
-      for games whose match is a single deal.
+      for games whose match is a single deal;
+    - ``passes``: a seat can have ``pass`` as its only legal move (not in the
+      two-player Get Stuck, where a seat that cannot move has lost: ruling 5),
+      so a room may offer to pass for its players.
     """
 
     id: str
@@ -208,6 +211,7 @@ class GameInfo:
     layout: Layout | None = None
     board: str = ""
     deal_noun: str = "deal"
+    passes: bool = True
 
     def __post_init__(self) -> None:
         if not self.board:
@@ -237,8 +241,8 @@ class GameInfo:
         as ``GET /api/games`` lists them: ``players`` (``min``, ``max`` and
         the ``option`` that sets the number, or ``null``),
         ``hidden_information``, ``simultaneous``, ``secret_moves``,
-        ``layout`` (:meth:`Layout.to_json`, or ``null``), ``board`` and
-        ``deal_noun``."""
+        ``layout`` (:meth:`Layout.to_json`, or ``null``), ``board``,
+        ``deal_noun`` and ``passes``."""
         return {
             "players": {"min": self.min_players, "max": self.max_players,
                         "option": self.players_option},
@@ -248,6 +252,7 @@ class GameInfo:
             "layout": None if self.layout is None else self.layout.to_json(),
             "board": self.board,
             "deal_noun": self.deal_noun,
+            "passes": self.passes,
         }
 
 

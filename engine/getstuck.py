@@ -418,6 +418,7 @@ class GetStuck(_GetStuckBase):
         layout=Layout("grid", G.width, G.height),
         board="get-stuck",
         deal_noun="deal",
+        passes=False,
     )
 
     def starter(self, options: Mapping[str, Any], match_seed: int, deal_index: int) -> str:

@@ -574,7 +574,7 @@ class RomeoAndJuliet(Game[RomeoState]):
             )
             reason = f"{SEAT_NAME[w]}'s Romeo reached Juliet at {NAMES[JULIET[w]]}"
             return Outcome((SEATS[w],), scores, reason)
-        draw = ScoreLine("Game", "drawn game", 0)
+        draw = ScoreLine("Game", "drew the game", 0)
         scores = tuple(SideScore(s, (s,), 0, (draw,)) for s in SEATS)
         if state.end == "repetition":
             reason = "The same position occurred for the third time: a draw"

@@ -481,7 +481,8 @@ class Suitors(Game[SuitorsState]):
         the Colours variant with other than two players."""
         out = super().check_options(raw)
         if out["variant"] == "colours" and out["players"] != 2:
-            raise OptionError("option 'variant' colours is for two players: set 'players' to 2")
+            raise OptionError(f"the Colours variant is for two players: option 'players' must be 2,"
+                              f" not {out['players']}")
         return out
 
     def seats(self, options: Mapping[str, Any]) -> tuple[str, ...]:

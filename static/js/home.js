@@ -27,12 +27,14 @@ async function createRoom(game, options, bots) {
 }
 
 /** The server names an option as the API does ("option 'target' must be at
- * least 1"); say it as the form does ("“Play to” must be at least 1"). */
+ * least 1"); say it as the form does ("“Play to” must be at least 1"): the
+ * field's `data-words`, else the start of its label. */
 function inFormWords(message, form) {
   return message.replace(/option '([a-z_]+)'/g, (whole, name) => {
     const field = form && form.querySelector(`[data-option="${name}"]`);
     const label = field && field.closest("label");
-    const words = label && label.firstChild && label.firstChild.textContent.trim();
+    const words = (field && field.dataset.words)
+      || (label && label.firstChild && label.firstChild.textContent.trim());
     return words ? `“${words}”` : whole;
   });
 }

@@ -211,7 +211,7 @@ class Review {
     out.push(el("p", { class: "sub" }, s.over ? `Over. Totals: ${totals}. ${won}`
       : `In play: ${s.deals.length} ${this.noun()}${s.deals.length === 1 ? "" : "s"} ${over} so far. Totals: ${totals}.`));
     const facts = [];
-    if (s.date) facts.push(`Begun ${s.date}`);
+    if (s.date) facts.push(`Started ${s.date}`);
     if (s.seed) facts.push(`match seed ${s.seed}`);
     if (s.given) facts.push(`${this.noun()} 1 was played again from an earlier match`);
     if (facts.length) out.push(el("p", { class: "sub" }, `${facts.join(" · ")}.`));

@@ -351,7 +351,8 @@ function renderDealCount() {
 }
 
 // Take the seat named by ?sit= once: at once with the remembered name, else
-// after the user types one (the "Take a seat" button then takes that seat).
+// after the user types one (the "Take a seat" button then takes that seat;
+// the banner says so, and the name field has the focus).
 let sitTried = false;
 function sitIfAsked() {
   if (!sitAt || sitTried || state.you) return;
@@ -359,10 +360,7 @@ function sitIfAsked() {
   if (!s || s.name || localStorage.getItem(TOKEN_KEY)) { sitAt = null; return; }
   sitTried = true;
   if (els.name.value.trim()) join(sitAt);
-  else {
-    els.name.focus();
-    toast("Type your name, then press Take a seat to play.");
-  }
+  else els.name.focus();
 }
 
 function renderBanner() {
@@ -745,7 +743,7 @@ function renderScores() {
   }
   if (v.history.length) {
     els.scores.append(el("p", { class: "sub" }, el("a", { href: `/api/rooms/${encodeURIComponent(ROOM)}/record`,
-      download: `${GAME}-record.txt`, id: "room-record" }, `Record of the finished ${noun()}s`)));
+      download: `${GAME}-record.txt`, id: "room-record" }, `Download the record of the finished ${noun()}s`)));
   }
   renderEarlier(sides);
 }

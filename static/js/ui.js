@@ -51,11 +51,12 @@ export function outcomeBlock(outcome, title, { sideName, noun }) {
   for (const s of outcome.scores) {
     const won = outcome.winners.includes(s.side);
     // A side scored by one line for the whole game ("Game: won the game =
-    // +1") has nothing to break down: its line is said once, in the heading.
+    // +1") has nothing to break down: its line is said once, in the heading
+    // ("Red won the game", "Black lost the game", "Red drew the game").
     const whole = s.lines.length === 1 && s.lines[0].label.toLowerCase() === noun.toLowerCase()
       && s.lines[0].points === s.points;
     let said = won ? ` · won the ${noun}` : "";
-    if (whole) said = won ? ` won the ${noun}` : ` · ${s.lines[0].detail}`;
+    if (whole) said = ` ${s.lines[0].detail}`;
     const lines = el("ul", { class: "breakdown" });
     for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
     box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },

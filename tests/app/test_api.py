@@ -34,7 +34,7 @@ def test_games_lists_every_registered_game(client: TestClient) -> None:
         assert g["options"] == {
             **{o.name: o.description for o in game.info.options},
             "seed": SEED_OPTION.description,
-            **{o.name: o.description for o in ROOM_OPTIONS},
+            **{o.name: o.description for o in ROOM_OPTIONS if o.offered(game)},
         }
 
 
@@ -50,6 +50,9 @@ def test_games_carry_their_metadata(client: TestClient) -> None:
     assert {g["id"]: g["deal_noun"] for g in games.values()} == {
         "get-stuck": "deal", "get-stuck-4": "deal", "romeo-and-juliet": "game", "suitors": "game",
         "stucco": "deal"}
+    # A room passes for its players only in games with passes.
+    assert [g["id"] for g in games.values() if not g["passes"]] == ["get-stuck"]
+    assert [g["id"] for g in games.values() if "auto_pass" not in g["options"]] == ["get-stuck"]
     # Every board module named is served.
     for board in {g["board"] for g in games.values()}:
         r = client.get(f"/static/js/games/{board}.js")
@@ -170,6 +173,9 @@ def test_room_page(client: TestClient) -> None:
     assert f'data-default-level="{DEFAULT_LEVEL}"' in r.text
     suitors = client.get(f"/r/{new_room(client, 'suitors')}").text
     assert 'data-board="suitors"' in suitors and 'data-deal-noun="game"' in suitors
+    # The header's Rules link opens the room's game, elsewhere the first game on offer.
+    assert '<a href="/rules/suitors">Rules</a>' in suitors
+    assert '<a href="/rules">Rules</a>' in client.get("/").text
 
 
 def test_unknown_room_page_is_404_offering_a_new_room(client: TestClient) -> None:

@@ -58,8 +58,18 @@ def test_a_refused_option_is_named_as_the_form_names_it(server: str, browser: Br
         "Could not create the room: “Play to” must be at least 1, not 0")
     seeded = page.locator("form:has([data-option=seed])").first
     seeded.locator("details.seed-opt summary").click()
-    seeded.locator("[data-option=seed]").fill("99999999999999999999")
+    seeded.locator("[data-option=seed]").fill("9999999999999999999")
     seeded.locator("[data-create]").click()
-    expect(seeded.locator(".create-error")).to_contain_text("“Deal every")
-    expect(seeded.locator(".create-error")).not_to_contain_text("option 'seed'")
+    expect(seeded.locator(".create-error")).to_have_text(
+        "Could not create the room: “Seed” must be a whole number from 0 to 9223372036854775807"
+        " (2^63-1), not 9999999999999999999")
+    suitors = page.locator("form[data-game=suitors]")
+    suitors.locator("[data-option=players]").select_option("3")
+    suitors.locator("[data-option=variant]").select_option("colours")
+    suitors.locator("[data-create]").click()
+    expect(suitors.locator(".create-error")).to_have_text(
+        "Could not create the room: the Colours variant is for two players: “Players” must be 2, not 3")
+    # Get Stuck has no pass, so its form offers no passing for a player; the others do.
+    expect(page.locator("form[data-game=get-stuck] [data-option=auto_pass]")).to_have_count(0)
+    expect(page.locator("form[data-game=get-stuck-4] [data-option=auto_pass]")).to_have_count(1)
     page.close()

@@ -58,12 +58,13 @@ def test_seats_and_player_counts(game_id: str) -> None:
 def test_declared_traits_agree_with_play(game_id: str) -> None:
     game = GAMES[game_id]
     info = game.info
-    simultaneous = hidden = secret = False
+    simultaneous = hidden = secret = passes = False  # passes: seen in a game without them
     for options in _options(game):
         for seed in range(4):
             played: list[tuple[str, str]] = []
             for state, seat, move in _walk(game, options, seed):
                 simultaneous |= len(game.to_move(state)) > 1
+                passes |= not info.passes and "pass" in game.legal_moves(state, seat)
                 hidden |= any(game.determinize(state, s, random.Random(1)) != state
                               for s in game.seats(options))
                 if not info.hidden_information:  # the server encodes one view for every seat
@@ -74,6 +75,7 @@ def test_declared_traits_agree_with_play(game_id: str) -> None:
     assert simultaneous == info.simultaneous
     assert hidden == info.hidden_information
     assert secret == info.secret_moves
+    assert not passes  # (passes are too rare in random play to prove the other way)
     # A game whose log is shown per seat says so by overriding public_move.
     assert info.secret_moves == (type(game).public_move is not Game.public_move)
 
