@@ -670,7 +670,11 @@ def test_the_new_token_survives_a_restart(client: TestClient) -> None:
 def test_room_options_are_offered_and_checked() -> None:
     with make_client(Settings()) as client:
         for g in client.get("/api/games").json():
-            assert {"spectator_chat", "auto_pass"} <= set(g["options"])
+            offered = {"spectator_chat", "auto_pass"} if g["passes"] else {"spectator_chat"}
+            assert offered <= set(g["options"]) and (g["passes"] or "auto_pass" not in g["options"])
+        # Older clients send auto_pass to the two-player Get Stuck too: still taken.
+        assert client.post("/api/rooms", json={"game": "get-stuck",
+                                               "options": {"auto_pass": False}}).status_code == 201
         for bad in ({"spectator_chat": "yes"}, {"auto_pass": 1}):
             r = client.post("/api/rooms", json={"game": "stucco", "options": bad})
             assert r.status_code == 422 and next(iter(bad)) in r.json()["detail"]
