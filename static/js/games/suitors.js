@@ -13,7 +13,7 @@
 // jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { bareName, cancelHint, clickWord, el, nameWith, reduceMotion } from "../dom.js";
+import { bareName, cancelHint, clickWord, el, reduceMotion } from "../dom.js";
 import { gridPlay, lockBadge, sortMoves } from "../grid.js";
 import { sentence } from "../ui.js";
 
@@ -70,11 +70,13 @@ export function seatLabel(seat, state) {
   return sq ? `${pretty(seat)} ${sq}` : pretty(seat);
 }
 
-/** A side is one seat: "Ann (J♠)", "You (J♠)". */
+/** A side is one seat: "Ann (J♠)", "You (J♠)"; a computer player without
+ * its level ("Ada (J♠)", not "Ada (strong, J♠)"), so that four players'
+ * names fit the columns of the score table (the seats list gives the level). */
 export function sideLabel(side, state) {
   const s = seatInfo(state, side);
   if (state.you === side) return `You (${pretty(side)})`;
-  return s && s.name ? nameWith(s, pretty(side)) : pretty(side);
+  return s && s.name ? `${bareName(s)} (${pretty(side)})` : pretty(side);
 }
 
 export function passLabel() { return "Pass (no legal move)"; }

@@ -1,0 +1,213 @@
+"""Narrow places of the room page, at a laptop's 1366×768 and a phone's
+390×844 (found by a new-user pass): the score table's headers of three or
+four players, the name tags on the Big board's small Jacks, the seats of
+Get Stuck for Four with a "Remove" beside each computer player, and the
+colours of your Suitors region while a Jumper is chosen."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import sit, wait_version
+from playwright.sync_api import Browser, Page, expect
+
+VIEWPORTS = [{"width": 1366, "height": 768}, {"width": 390, "height": 844}]
+VIEWPORT_IDS = ["desktop", "phone"]
+
+
+def _room_with_computers(base: str, game: str, options: dict[str, Any]) -> tuple[str, str]:
+    """A room whose other seats hold easy computer players: its URL and the seat left free."""
+    req = urllib.request.Request(
+        base + "/api/rooms",
+        data=json.dumps({"game": game, "options": options,
+                         "bots": {"level": "easy", "seats": "others"}}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        body = json.load(r)
+    return base + body["url"], body["seat"]
+
+
+# Each header of the score table (the Review column's aside): its text, the
+# lines it takes, whether a word of it is split across two lines (a line may
+# end after a dash), and whether it overflows its cell.
+HEADERS_JS = """() => [...document.querySelectorAll('#scores thead th:not(.review-cell)')].map((th) => {
+  const all = document.createRange();
+  all.selectNodeContents(th);
+  const lines = Math.round(all.getBoundingClientRect().height / parseFloat(getComputedStyle(th).lineHeight));
+  const split = [];
+  const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    // A line may end after a dash: "North– / South ♠♣".
+    for (const m of t.data.matchAll(/[^\\s–]+–?/g)) {
+      const r = document.createRange();
+      r.setStart(t, m.index);
+      r.setEnd(t, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+      if (tops.size > 1) split.push(m[0]);
+    }
+  }
+  return { text: th.textContent, lines, split,
+           overflows: th.scrollWidth > th.clientWidth };
+})"""
+
+
+def _check_headers(page: Page) -> list[dict[str, Any]]:
+    heads: list[dict[str, Any]] = page.evaluate(HEADERS_JS)
+    assert heads, "no score table"
+    for h in heads:
+        assert h["lines"] <= 2 and not h["split"] and not h["overflows"], heads
+    return heads
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page scrolls sideways: {width}"  # type: ignore[index]
+
+
+TAGS_JS = """() => [...document.querySelectorAll('#board .su-tag:not(.su-off)')].map((t) =>
+  ({ text: t.textContent, cut: t.scrollWidth > t.clientWidth }))"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VIEWPORT_IDS)
+@pytest.mark.parametrize("options", [{"players": 4, "variant": "big"}, {"players": 3, "variant": "big"},
+                                     {"players": 3}], ids=["4-big", "3-big", "3-standard"])
+def test_suitors_headers_and_jack_tags_read_whole(server: str, browser: Browser, artifacts: Path,
+                                                  viewport: dict[str, int], options: dict[str, Any]) -> None:
+    """The score table heads each player's column with the name and Jack on
+    at most two lines, split between words only ("Grace / (J♣)", not
+    "Gra / ce / (eas…"); the tag on each Jack shows a short name whole."""
+    url, seat = _room_with_computers(server, "suitors", {**options, "seed": 5})
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    sit(page, url, "Ann", seat)
+    expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+    heads = _check_headers(page)
+    assert [h["text"] for h in heads][:2] == ["Game", "You (J♠)"]
+    # Computer players are named without their level here ("Grace (J♣)");
+    # the seats list gives it.
+    assert all("easy" not in h["text"] for h in heads), heads
+    tags = page.evaluate(TAGS_JS)
+    assert len(tags) == options["players"] and tags[0]["text"] == "You", tags
+    assert not any(t["cut"] for t in tags), tags
+    _no_sideways_scroll(page)
+    shot = f"suitors-{'-'.join(map(str, options.values()))}-{viewport['width']}.png"
+    page.screenshot(path=str(artifacts / shot))
+    ctx.close()
+
+
+# The rows of the seats holding a "Remove": whether the name and the seat's
+# label beside it keep one line, and whether the button keeps off them.
+REMOVE_ROWS_JS = """() => [...document.querySelectorAll('#seats .seat-row')]
+  .filter((r) => r.querySelector('[data-remove-bot]')).map((r) => {
+    const range = document.createRange();
+    range.selectNodeContents(r.querySelector('.grow'));
+    const rects = [...range.getClientRects()].filter((b) => b.width > 0);
+    const tops = rects.map((b) => b.bottom);
+    const text = range.getBoundingClientRect();
+    const btn = r.querySelector('[data-remove-bot]').getBoundingClientRect();
+    const apart = btn.left >= text.right || btn.top >= text.bottom;
+    return { seat: r.dataset.seat, oneLine: Math.max(...tops) - Math.min(...tops) < 4, apart };
+  })"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VIEWPORT_IDS)
+def test_get_stuck_four_headers_and_seats_with_remove(server: str, browser: Browser, artifacts: Path,
+                                                      viewport: dict[str, int]) -> None:
+    """Get Stuck for Four: the partnerships head the score table on at most
+    two lines ("North– / South ♠♣"), and a computer player's name and seat
+    keep one line with "Remove" beside them or under them ("Grace (easy)
+    South ♣" at 1366 px, where the side panels are 300 px wide; "Grace
+    (medium) South ♣" is some pixels too long for it)."""
+    url = server + "/r/" + _create(server, "get-stuck-4")
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    sit(page, url, "Ann", "N")
+    page.select_option("#bot-level", "easy")
+    for seat in ("E", "S"):
+        page.click(f'button[data-add-bot="{seat}"]')
+    expect(page.locator("[data-remove-bot]")).to_have_count(2)
+    heads = _check_headers(page)
+    assert [h["text"] for h in heads] == ["Deal", "North–South ♠♣", "East–West ♥♦"]
+    rows = page.evaluate(REMOVE_ROWS_JS)
+    assert [r["seat"] for r in rows] == ["E", "S"]
+    assert all(r["oneLine"] and r["apart"] for r in rows), rows
+    _no_sideways_scroll(page)
+    page.locator(".side").screenshot(path=str(artifacts / f"get-stuck-4-remove-{viewport['width']}.png"))
+    ctx.close()
+
+
+def _create(base: str, game: str) -> str:
+    req = urllib.request.Request(base + "/api/rooms", data=json.dumps({"game": game}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        room: str = json.load(r)["room"]
+    return room
+
+
+# While a Jumper is chosen: the filter on the cards of your region (not lit,
+# face up, not an unused Jack), on the other cards not lit, and the unused
+# Jacks' opacity.
+CHOOSING_JS = """() => {
+  const card = (c) => getComputedStyle(c.querySelector('.card'));
+  const cells = [...document.querySelectorAll('#board .su-cell:not(.su-act)')];
+  return {
+    choosing: document.querySelector('.su-board').classList.contains('su-choosing'),
+    mine: cells.filter((c) => c.matches('.su-mine:not(.su-unused)') && c.dataset.card !== '??')
+      .map((c) => card(c).filter),
+    others: cells.filter((c) => !c.matches('.su-mine')).map((c) => card(c).filter),
+    unused: [...document.querySelectorAll('#board .su-unused')].map((c) => Number(card(c).opacity)),
+  };
+}"""
+
+TURN_JS = """() => ({
+  version: Number(document.querySelector('#room').dataset.version || -1),
+  phase: document.querySelector('#room').dataset.phase,
+  reveals: [...document.querySelectorAll('#board .su-cell.playable:not(.su-jumper)')]
+    .map((c) => c.dataset.square),
+  jumpers: [...document.querySelectorAll('#board .su-cell.su-jumper')].map((c) => c.dataset.square),
+})"""
+
+
+def test_suitors_region_keeps_its_colours_while_a_jumper_is_chosen(server: str, browser: Browser,
+                                                                    artifacts: Path) -> None:
+    """Once a Jumper is chosen the layout dims around the landing squares,
+    but the face-up cards of your own region keep their colours (they looked
+    disabled); unused Jacks stay dimmed."""
+    url, seat = _room_with_computers(server, "suitors", {"players": 3, "seed": 7, "auto_pass": False})
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = ctx.new_page()
+    sit(page, url, "Ann", seat)
+    seen = False
+    for _ in range(60):
+        page.wait_for_function("""() => document.querySelector('#room').dataset.phase !== 'playing'
+          || document.querySelector('#board .su-cell.playable') || document.querySelector('#pass-btn')""")
+        now = page.evaluate(TURN_JS)
+        if now["phase"] != "playing":
+            break
+        if now["jumpers"]:
+            page.click(f'#board .su-cell[data-square="{now["jumpers"][0]}"]')
+            got = page.evaluate(CHOOSING_JS)
+            assert got["choosing"], got
+            if got["mine"]:
+                assert set(got["mine"]) == {"none"}, got
+                assert any(f != "none" for f in got["others"]), got
+                assert got["unused"] and all(o < 1 for o in got["unused"]), got
+                page.locator("#board").screenshot(path=str(artifacts / "suitors-choosing-region.png"))
+                seen = True
+                break
+            # Every other card of the region is lit too: try a later turn.
+            page.keyboard.press("Escape")
+        if now["reveals"]:
+            page.click(f'#board .su-cell[data-square="{now["reveals"][0]}"]')
+        elif now["jumpers"]:
+            page.click(f'#board .su-cell[data-square="{now["jumpers"][0]}"]')
+            page.locator("#board .su-cell.su-land").first.click()
+        else:
+            page.click("#pass-btn")
+        wait_version(page, now["version"] + 1)
+    assert seen, "no turn offered a Jumper beside other cards of the region"
+    ctx.close()
