@@ -21,7 +21,7 @@ export function turnAlerts({ title, sound, notify }) {
 
   const soundOn = () => localStorage.getItem(SOUND_KEY) !== "off";
   function showSound() {
-    sound.textContent = soundOn() ? "Sound on" : "Sound off";
+    sound.textContent = soundOn() ? "Sound: on" : "Sound: off";
     sound.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   }
   sound.addEventListener("click", () => {

@@ -132,18 +132,18 @@ def test_the_sound_switch_is_remembered_and_permission_asked_on_a_click(
     page = new_page(browser, contexts, scripts=(HIDDEN_AND_NOTIFIED,))
     page.goto(url)
     wait_version(page, 0)
-    expect(page.locator("#sound-btn")).to_have_text("Sound on")
+    expect(page.locator("#sound-btn")).to_have_text("Sound: on")
     notify = page.locator("#notify-btn")
     expect(notify).to_be_visible()
     assert page.evaluate("window.__asked") == 0
     notify.click()
     page.wait_for_function("() => window.__asked === 1")
     page.click("#sound-btn")
-    expect(page.locator("#sound-btn")).to_have_text("Sound off")
+    expect(page.locator("#sound-btn")).to_have_text("Sound: off")
     expect(page.locator("#sound-btn")).to_have_attribute("aria-pressed", "false")
     page.reload()
     wait_version(page, 0)
-    expect(page.locator("#sound-btn")).to_have_text("Sound off")
+    expect(page.locator("#sound-btn")).to_have_text("Sound: off")
     assert page.evaluate("localStorage.getItem('cardboard.sound')") == "off"
 
 
