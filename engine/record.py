@@ -246,7 +246,7 @@ def _seat(seat: str, name: str | None, kind: str | None, level: str | None) -> S
 
 def _check_date(value: str) -> str:
     try:
-        ok = bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value)) and bool(
+        ok = bool(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value)) and bool(
             datetime.date.fromisoformat(value))
     except (TypeError, ValueError):
         ok = False
@@ -375,7 +375,8 @@ class _DealText:
 _VALUE = r'"(?:[^"\\\n]|\\["\\])*"'
 _TAG_RE = re.compile(rf"\[([A-Za-z]+)((?:[ \t]+(?:[a-z]+=)?{_VALUE})*)[ \t]*\]")
 _ARG_RE = re.compile(rf"[ \t]+(?:([a-z]+)=)?({_VALUE})")
-_MOVE_RE = re.compile(r"(\d+)\.[ \t]+([^\s{};]+)[ \t]+([^{};\n]+)")
+_MOVE_RE = re.compile(r"([0-9]{1,9})\.[ \t]+([^\s{};]+)[ \t]+([^{};\n]+)")
+"""A numbered move: ASCII digits, few enough for ``int`` (Python refuses over 4,300)."""
 _ESCAPE_RE = re.compile(r"\\(.)")
 HEADER_TAGS = ("Game", "Options", "Seat", "Date", "Room", "Match", "Seed", "Given", "Deals",
                "Totals", "Result")
@@ -408,7 +409,7 @@ def _tokens(text: str) -> list[_Tag | _Move | _Comment]:
                                   ' [Name "value"] or [Name "value" key="value" …] on one line)')
             out.append(_tag_token(tag, line))
             end = tag.end()
-        elif c.isdigit():
+        elif "0" <= c <= "9":
             move = _MOVE_RE.match(text, i)
             if move is None or not move.group(3).strip():
                 raise RecordError(f"line {line}: not a move: {_line_at(text, i)!r} (a move reads"
@@ -531,7 +532,7 @@ def _value(header: dict[str, _Tag], name: str, required: bool = True) -> str | N
 
 
 def _int(text: str, what: str, low: int, high: int) -> int:
-    if not re.fullmatch(r"0|-?[1-9]\d*", text) or not low <= int(text) <= high:
+    if not re.fullmatch(r"0|-?[1-9][0-9]{0,19}", text) or not low <= int(text) <= high:
         raise RecordError(f"{what} must be a whole number from {low} to {high}, not {text!r}")
     return int(text)
 
@@ -587,7 +588,7 @@ def _interpret(
                               " gives it in [Seed]")
         if key in raw:
             raise RecordError(f"[Options] gives {key} twice")
-        raw[key] = int(value) if re.fullmatch(r"-?\d+", value) else value
+        raw[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
     try:
         options = game.check_options(raw)
     except OptionError as e:

@@ -21,8 +21,10 @@ async function start(source) {
     });
     document.getElementById("review-title").textContent = `${review.summary.title}: review`;
     window.addEventListener("hashchange", () => {
+      // An address typed by hand may name a deal that is not there: the nearest one.
       const to = parsePosition(location.hash);
-      if (to) review.show(to.deal, to.move);
+      const last = review.summary.deals.length;
+      if (to && last) review.show(Math.min(Math.max(to.deal || 1, 1), last), to.move);
     });
     root.dataset.ready = "true";
   } catch (e) {

@@ -191,6 +191,13 @@ def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Brow
     page.click('.review-deals [data-deal="1"]')
     expect(page.locator("#review")).to_have_attribute("data-deal", "1")
     assert page.evaluate("location.hash") == "#deal1-move0"
+    # An address edited by hand to a deal that is not there shows the nearest one, without a toast.
+    page.evaluate("location.hash = '#deal99999999999999999999'")
+    expect(page.locator("#review")).to_have_attribute("data-deal", "2")
+    page.evaluate("location.hash = '#deal0'")
+    expect(page.locator("#review")).to_have_attribute("data-deal", "1")
+    assert page.evaluate("location.hash") == "#deal1-move0"
+    expect(page.locator(".toast")).to_have_count(0)
     page.keyboard.press("End")
     expect(page.locator("#review-match-result")).to_be_hidden()  # deal 1 is not the last
     page.click('.review-deals [data-deal="2"]')

@@ -346,6 +346,8 @@ def test_a_record_of_another_game_or_an_unknown_game() -> None:
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('[Options "deals=2"]', '[Options "deals=3"]',
      "[Options]: option 'deals' must be an even number, not 3"),
+    ('[Options "deals=2"]', f'[Options "deals={"9" * 4301}"]',
+     "[Options]: option 'deals' must be a whole number"),
     ('[Options "deals=2"]', '[Options "decks=2"]', "[Options]: unknown option 'decks' for get-stuck"),
     ('[Options "deals=2"]', '[Options "deals"]', "[Options]: 'deals' is not written name=value"),
     ('[Options "deals=2"]', '[Options "seed=4"]', "[Options]: the seed is not an option here"),
@@ -388,6 +390,10 @@ def test_a_record_of_another_game_or_an_unknown_game() -> None:
      '[Given "1"]\n[Deals "2"]\n[Totals "red=241 black=107"]\n[Result "*"]',
      "[Given] belongs only in the record of a finished match"),
     ('[Seed "4970"]', '[Seed "4970"]\n[Given "3"]', "[Given] must be a whole number from 1 to 2"),
+    # Numbers longer than Python turns into an int (4,300 digits) are refused as any bad number.
+    ('[Seed "4970"]', f'[Seed "{"9" * 5000}"]', "[Seed] must be a whole number from 0 to"),
+    ('[Deals "2"]', f'[Deals "{"9" * 4301}"]', "[Deals] must be a whole number"),
+    ('[Deals "2"]', '[Deals "\u0662"]', "[Deals] must be a whole number"),  # an Arabic-Indic 2
 ])
 def test_bad_header_values(old: str, new: str, message: str) -> None:
     text = small_record()
@@ -407,6 +413,8 @@ def test_bad_deal_tags_and_moves() -> None:
         (f'starter="{d1.starter}" seed="{d1.seed}"', f'starter="{d1.starter}"',
          '[Deal "1" starter="<seat>" seed="<deal seed>"]'),
         ("\n1. ", "\n2. ", "deal 1: move 2 where move 1 was expected"),
+        ("\n1. ", f"\n{'9' * 4301}. ", "not a move"),
+        ("\n1. ", "\n\u0661. ", "unexpected text"),
         ("\n1. ", "\n1. green ", "deal 1, move 1: 'green' is not a seat of get-stuck"),
         ('[End "1" winners="', '[End "2" winners="', 'the [End] of deal 1 must read [End "1" …]'),
         ('[End "1" winners="', '[End "1" winner="', '[End "1" winners="<sides or ->"'),
