@@ -18,9 +18,11 @@ from bottest import lobby_of, make_bot_client, new_bot_room, until, watch
 from fastapi.testclient import TestClient
 from roomtest import Peer, connect, make_client, new_room
 
+from app import history as history_module
+from app.history import History
 from app.limits import MAX_RECORD_BYTES
 from app.settings import Settings
-from app.storage import MatchRef, MemoryStorage, SqliteStorage, Storage
+from app.storage import MatchRef, MemoryStorage, SqliteStorage, Storage, StoredRoom
 from app.storage.base import Entry, RoomMeta
 from app.storage.sqlite import MIGRATIONS
 from app.table import MATCH_ID, Table, fallback_match_id
@@ -575,3 +577,44 @@ def test_a_record_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) ->
         held.set()
         refused = posted.result(20)
         assert refused.status_code == 400 and refused.json()["detail"]
+
+
+def test_a_room_not_in_play_is_replayed_once_for_all_its_reviews(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record of a room that is not loaded (freed, or on another server
+    process) is replayed once while it stays at the same version, not on
+    every review, record or deal request (a break-it pass timed 0.5 s a
+    request for a freed room of 300 matches, and a few clients slowed every
+    room); a record that has moved on is replayed again."""
+    room_id = "room-with-ids-01"
+    actions = old_actions(room_id)
+    entries = tuple(Entry(v, 1000.0 + v, a) for v, a in enumerate(actions))  # type: ignore[arg-type]
+    meta = RoomMeta(room_id, "get-stuck", 1000.0, 1000.0, 1000.0, len(actions) - 1, "playing", closed=True)
+    kept = {room_id: StoredRoom(meta, entries)}
+    replays: list[int] = []
+    real = history_module.match_tables
+
+    def counted(actions: Any, upto: int | None = None) -> list[Table]:
+        replays.append(len(list(actions)))
+        return real(actions, upto)
+
+    monkeypatch.setattr(history_module, "match_tables", counted)
+
+    class Kept:
+        """What History asks of a lobby, for a room that is stored only."""
+
+        async def room(self, room_id: str) -> None:
+            return None
+
+        async def stored(self, room_id: str) -> StoredRoom | None:
+            return kept.get(room_id)
+
+    history = History(Kept())  # type: ignore[arg-type]
+
+    async def review() -> Any:
+        return await history.room(room_id)
+
+    first, again = asyncio.run(review()), asyncio.run(review())
+    assert first is not None and again is first and replays == [len(entries)]
+    kept[room_id] = StoredRoom(meta, entries[:-1])  # another version: replayed again
+    shorter = asyncio.run(review())
+    assert shorter is not None and replays == [len(entries), len(entries) - 1]
