@@ -521,10 +521,7 @@ class Bots:
         except Exception:
             log.exception("room %s: the computer player at %s could not choose a move;"
                           " it plays a random legal move", room.id, seat)
-            legal = room.game.legal_moves(state, seat)
-            if not legal:
-                return False
-            move = self._rng.choice(legal)
+            move = self._rng.choice(room.game.legal_moves(state, seat))
         wait = pause - (self.clock() - start)
         if wait > 0:
             await self.sleep(wait)

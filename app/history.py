@@ -72,6 +72,16 @@ server process) and the pages of its matches are replayed once, not on every
 request (a break-it pass timed 0.5 s a request for a room of 300 matches)."""
 
 
+@dataclass
+class _Replayed:
+    """A room's stored record at ``version`` replayed: the ``tables`` of its
+    matches (:func:`match_tables`) and, once asked, the review of the last."""
+
+    version: int
+    tables: list[Table]
+    last: Reviewed | None = None
+
+
 @dataclass(frozen=True)
 class Reviewed:
     """A match ``record`` and the ``match`` it is the record of (replayed:
@@ -103,20 +113,17 @@ def reviewed(table: Table) -> Reviewed:
     return Reviewed(record_of(match, seats=seats_of(table), meta=meta, finished_only=True), match)
 
 
-def match_tables(actions: Iterable[Action], upto: int | None = None) -> list[Table]:
+def match_tables(actions: Iterable[Action]) -> list[Table]:
     """The table of each match that ``actions`` (a room's record, ``create``
     first) played, in order: as it was when the match ended (its seats then),
-    or as it is now for the match in play. With ``upto``, stops after match
-    ``upto`` (0-based). Raises :class:`app.table.BadRecord` if the actions do
-    not replay."""
+    or as it is now for the match in play. Raises
+    :class:`app.table.BadRecord` if the actions do not replay."""
     out: list[Table] = []
     current: Table | None = None
     ended: Table | None = None
     for table in Table.replay_steps(actions):
         if current is not None and table.rematches != current.rematches:
             out.append(ended or current)
-            if upto is not None and len(out) > upto:
-                return out
             ended = None
         if ended is None and table.match.over:
             ended = table
@@ -148,9 +155,8 @@ class History:
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
         self._cache: OrderedDict[str, Reviewed] = OrderedDict()
-        self._rooms: OrderedDict[str, tuple[int, list[Table], list[Reviewed]]] = OrderedDict()
-        """Room id → the last version of its stored record, the tables of its
-        matches at that version, and the review of the last (once asked)."""
+        self._rooms: OrderedDict[str, _Replayed] = OrderedDict()
+        """Room id → its stored record, replayed (the last :data:`CACHED_ROOMS`)."""
         self._slots = asyncio.Semaphore(REVIEW_THREADS)
 
     async def work(self, fn: Callable[..., T], *args: Any) -> T:
@@ -172,28 +178,26 @@ class History:
         stored = await self.lobby.stored(room_id)
         if stored is None:
             return None
-        _, tables, last = await self._replayed(room_id, stored)
-        if not tables:
+        replayed = await self._replayed(room_id, stored)
+        if not replayed.tables:
             return None
-        if not last:
-            last.append(await self.work(reviewed, tables[-1]))
-        return last[0]
+        if replayed.last is None:
+            replayed.last = await self.work(reviewed, replayed.tables[-1])
+        return replayed.last
 
-    async def _replayed(self, room_id: str, stored: StoredRoom
-                        ) -> tuple[int, list[Table], list[Reviewed]]:
-        """The tables of every match of the room ``stored`` (replayed, or
-        from :attr:`_rooms` if its record has not changed since)."""
+    async def _replayed(self, room_id: str, stored: StoredRoom) -> _Replayed:
+        """The room ``stored`` replayed, or as kept in :attr:`_rooms` if its
+        record has not changed since."""
         version = stored.entries[-1].version if stored.entries else -1
         hit = self._rooms.get(room_id)
-        if hit is not None and hit[0] == version:
+        if hit is not None and hit.version == version:
             self._rooms.move_to_end(room_id)
             return hit
         tables = await self.work(self._tables, room_id, [e.action for e in stored.entries])
-        entry: tuple[int, list[Table], list[Reviewed]] = (version, tables, [])
-        self._rooms[room_id] = entry
+        replayed = self._rooms[room_id] = _Replayed(version, tables)
         while len(self._rooms) > CACHED_ROOMS:
             self._rooms.popitem(last=False)
-        return entry
+        return replayed
 
     async def match(self, match_id: str) -> Reviewed | None:
         """The record of the finished match with this id, or ``None`` (no
@@ -215,7 +219,7 @@ class History:
         stored = await self.lobby.stored(ref.room)
         if stored is None:
             return None
-        _, tables, _ = await self._replayed(ref.room, stored)
+        tables = (await self._replayed(ref.room, stored)).tables
         if len(tables) <= ref.number:
             return None
         table = tables[ref.number]

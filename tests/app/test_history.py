@@ -593,9 +593,9 @@ def test_a_room_not_in_play_is_replayed_once_for_all_its_reviews(monkeypatch: py
     replays: list[int] = []
     real = history_module.match_tables
 
-    def counted(actions: Any, upto: int | None = None) -> list[Table]:
+    def counted(actions: Any) -> list[Table]:
         replays.append(len(list(actions)))
-        return real(actions, upto)
+        return real(actions)
 
     monkeypatch.setattr(history_module, "match_tables", counted)
 
