@@ -25,7 +25,7 @@ import asyncio
 import datetime
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from app.lobby import ROOM_ID, Lobby, Unavailable
@@ -85,10 +85,12 @@ class _Replayed:
 @dataclass(frozen=True)
 class Reviewed:
     """A match ``record`` and the ``match`` it is the record of (replayed:
-    every deal's outcome known)."""
+    every deal's outcome known); ``closed``: its room is closed for play, so
+    a deal it did not finish never will be."""
 
     record: Record
     match: Match
+    closed: bool = False
 
 
 def seats_of(table: Table) -> dict[str, dict[str, str | None]]:
@@ -181,9 +183,13 @@ class History:
         replayed = await self._replayed(room_id, stored)
         if not replayed.tables:
             return None
-        if replayed.last is None:
-            replayed.last = await self.work(reviewed, replayed.tables[-1])
-        return replayed.last
+        last = replayed.last
+        if last is None:
+            last = await self.work(reviewed, replayed.tables[-1])
+        if last.closed != stored.meta.closed:
+            last = replace(last, closed=stored.meta.closed)
+        replayed.last = last
+        return last
 
     async def _replayed(self, room_id: str, stored: StoredRoom) -> _Replayed:
         """The room ``stored`` replayed, or as kept in :attr:`_rooms` if its

@@ -264,6 +264,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     def deal_of(found: Reviewed, number: int) -> Response:
         record = found.record
+        if number == len(record.deals) + 1 and not record.over and found.closed:
+            return JSONResponse({"detail": f"deal {number} was never finished: its room closed while"
+                                 " it was in play"}, status_code=404)
         if number == len(record.deals) + 1 and not record.over:
             return JSONResponse({"detail": f"deal {number} is still in play: it can be reviewed once"
                                  " it is over"}, status_code=404)

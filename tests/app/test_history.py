@@ -424,13 +424,14 @@ def test_records_without_match_ids_replay_with_fallback_ids() -> None:
     assert fallback_match_id(room_id, 0) != fallback_match_id(room_id + "x", 0)
 
 
-def _store(storage: Storage, room_id: str, actions: list[dict[str, Any]]) -> None:
+def _store(storage: Storage, room_id: str, actions: list[dict[str, Any]],
+           finished: float | None = None) -> None:
     async def run() -> None:
         await storage.open()
         meta = RoomMeta(room_id, "get-stuck", 1000.0, 1000.0, 1000.0, 0, "waiting")
         await asyncio.wrap_future(storage.create(meta, Entry(0, 1000.0, actions[0])))  # type: ignore[arg-type]
         for v, a in enumerate(actions[1:], 1):
-            meta = RoomMeta(room_id, "get-stuck", 1000.0, 1000.0 + v, 1000.0, v, "playing")
+            meta = RoomMeta(room_id, "get-stuck", 1000.0, 1000.0 + v, 1000.0, v, "playing", finished=finished)
             await asyncio.wrap_future(storage.append(meta, Entry(v, 1000.0 + v, a)))  # type: ignore[arg-type]
     asyncio.run(run())
 
@@ -483,7 +484,7 @@ def test_sqlite_migration_indexes_the_rooms_kept_already(tmp_path: Path) -> None
 def test_an_old_room_s_finished_match_is_reviewed_at_its_fallback_id(tmp_path: Path) -> None:
     path = tmp_path / "c.db"
     room_id = "oldroom-0123456789"
-    _store(SqliteStorage(path), room_id, old_actions(room_id))
+    _store(SqliteStorage(path), room_id, old_actions(room_id), finished=1500.0)
     with make_client(Settings(database=str(path))) as client:
         first = fallback_match_id(room_id, 0)
         text = client.get(f"/m/{first}.txt")
@@ -492,6 +493,19 @@ def test_an_old_room_s_finished_match_is_reviewed_at_its_fallback_id(tmp_path: P
         assert record.over and record.match == first and record.seed == 5
         assert [s.name for s in record.seats] == ["A", "B"]
         assert client.get(f"/m/{fallback_match_id(room_id, 1)}.txt").status_code == 404  # in play
+        r = client.get(f"/api/rooms/{room_id}/deals/1")
+        assert r.status_code == 404 and "still in play" in r.json()["detail"]
+
+    async def free() -> None:  # as the lobby frees a room nobody uses
+        storage = SqliteStorage(path)
+        await storage.open()
+        await storage.close_room(room_id)
+        await storage.close()
+
+    asyncio.run(free())
+    with make_client(Settings(database=str(path))) as client:
+        r = client.get(f"/api/rooms/{room_id}/deals/1")
+        assert r.status_code == 404 and "never finished: its room closed" in r.json()["detail"], r.text
 
 
 # ---- ageing out --------------------------------------------------------------------------
