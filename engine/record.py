@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -231,10 +232,16 @@ SEAT_TEXT_MAX = 100
 room's names are far shorter: a record is read, not a store of text)."""
 
 
+_NOT_IN_A_LINE = frozenset(("Cc", "Zl", "Zp"))
+"""Unicode categories a seat's name or level may not hold: control
+characters (C0, DEL and C1, U+0085 the next-line among them) and the line
+and paragraph separators."""
+
+
 def _seat(seat: str, name: str | None, kind: str | None, level: str | None) -> SeatRecord:
     for what, value in (("name", name), ("level", level)):
         if value is not None and (not isinstance(value, str) or not value.strip()
-                                  or any(ord(c) < 32 for c in value)):
+                                  or any(unicodedata.category(c) in _NOT_IN_A_LINE for c in value)):
             raise RecordError(f"the {what} of seat {seat} must be a line of text, not {value!r:.60}")
         if value is not None and len(value) > SEAT_TEXT_MAX:
             raise RecordError(f"the {what} of seat {seat} is {len(value)} characters long: at most"
