@@ -99,18 +99,31 @@ def test_suitors_headers_and_jack_tags_read_whole(server: str, browser: Browser,
     ctx.close()
 
 
-# The rows of the seats holding a "Remove": whether the name and the seat's
-# label beside it keep one line, and whether the button keeps off them.
-REMOVE_ROWS_JS = """() => [...document.querySelectorAll('#seats .seat-row')]
-  .filter((r) => r.querySelector('[data-remove-bot]')).map((r) => {
-    const range = document.createRange();
-    range.selectNodeContents(r.querySelector('.grow'));
-    const rects = [...range.getClientRects()].filter((b) => b.width > 0);
-    const tops = rects.map((b) => b.bottom);
-    const text = range.getBoundingClientRect();
-    const btn = r.querySelector('[data-remove-bot]').getBoundingClientRect();
-    const apart = btn.left >= text.right || btn.top >= text.bottom;
-    return { seat: r.dataset.seat, oneLine: Math.max(...tops) - Math.min(...tops) < 4, apart };
+# Every seat row: whether the name keeps one line, whether the seat's label
+# starts on the line under it, and whether a "Remove" keeps off them both.
+SEAT_ROWS_JS = """() => [...document.querySelectorAll('#seats .seat-row')].map((r) => {
+    const box = (node) => {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      return [...range.getClientRects()].filter((b) => b.width > 0);
+    };
+    const spread = (rects, side) => {
+      const at = rects.map((b) => b[side]);
+      return Math.max(...at) - Math.min(...at);
+    };
+    const name = box(r.querySelector('.seat-name'));
+    const label = box(r.querySelector('.seat-label'));
+    const text = r.querySelector('.grow').getBoundingClientRect();
+    const remove = r.querySelector('[data-remove-bot]');
+    const btn = remove ? remove.getBoundingClientRect() : null;
+    return {
+      seat: r.dataset.seat,
+      remove: !!remove,
+      nameOneLine: spread(name, 'bottom') < 4,
+      labelUnder: Math.min(...label.map((b) => b.top)) >= Math.max(...name.map((b) => b.bottom)) - 1,
+      labelOneLine: label.length > 0 && spread(label, 'top') < 4,
+      apart: !btn || btn.left >= text.right || btn.top >= text.bottom,
+    };
   })"""
 
 
@@ -118,23 +131,25 @@ REMOVE_ROWS_JS = """() => [...document.querySelectorAll('#seats .seat-row')]
 def test_get_stuck_four_headers_and_seats_with_remove(server: str, browser: Browser, artifacts: Path,
                                                       viewport: dict[str, int]) -> None:
     """Get Stuck for Four: the partnerships head the score table on at most
-    two lines ("North– / South ♠♣"), and a computer player's name and seat
-    keep one line with "Remove" beside them or under them ("Grace (easy)
-    South ♣" at 1366 px, where the side panels are 300 px wide; "Grace
-    (medium) South ♣" is some pixels too long for it)."""
+    two lines ("North– / South ♠♣"); every seat reads alike, its name on one
+    line and its seat's label under it, with a computer player's "Remove"
+    beside them or under them. (At 1366 px the side panels are 300 px wide:
+    "Grace (medium) South ♣" beside the indicator Ten used to push the
+    label alone onto a second line, unlike the rows around it.)"""
     url = server + "/r/" + _create(server, "get-stuck-4")
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     sit(page, url, "Ann", "N")
-    page.select_option("#bot-level", "easy")
+    page.select_option("#bot-level", "medium")
     for seat in ("E", "S"):
         page.click(f'button[data-add-bot="{seat}"]')
     expect(page.locator("[data-remove-bot]")).to_have_count(2)
     heads = _check_headers(page)
     assert [h["text"] for h in heads] == ["Deal", "North–South ♠♣", "East–West ♥♦"]
-    rows = page.evaluate(REMOVE_ROWS_JS)
-    assert [r["seat"] for r in rows] == ["E", "S"]
-    assert all(r["oneLine"] and r["apart"] for r in rows), rows
+    rows = page.evaluate(SEAT_ROWS_JS)
+    assert [r["seat"] for r in rows] == ["N", "E", "S", "W"]
+    assert [r["remove"] for r in rows] == [False, True, True, False]
+    assert all(r["nameOneLine"] and r["labelUnder"] and r["labelOneLine"] and r["apart"] for r in rows), rows
     _no_sideways_scroll(page)
     page.locator(".side").screenshot(path=str(artifacts / f"get-stuck-4-remove-{viewport['width']}.png"))
     ctx.close()
