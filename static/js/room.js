@@ -53,9 +53,8 @@ let prev = null;        // the one before
 let ws = null;
 let attempt = 0;
 let reconnectTimer = null;
-let outage = null;      // why the socket closed: "restart" (1012), "storage" (1011) or null
+let outage = null;      // why the socket closed: "restart" (1012), "storage" (1011), "lost" (no answer) or null
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
-let pendingSend = [];
 let levelBox = null;    // the computer level choice under the seats, built once
 let watchSent = false;  // this connection has told the server our name as a spectator
 
@@ -103,9 +102,10 @@ function connect() {
     patchBase = null;
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
-    for (const f of pendingSend.splice(0)) sock.send(JSON.stringify(f));
+    awaitAnswer(sock);  // the state sent on connect
   };
   sock.onmessage = (ev) => {
+    answered();
     let frame;
     try { frame = JSON.parse(ev.data); } catch { return; }
     if (frame.type === "patch") {
@@ -126,6 +126,7 @@ function connect() {
   sock.onclose = (ev) => {
     if (ws !== sock) return;
     ws = null;
+    answered();
     if (ev.code === 4404) { roomGone(); return; }
     // A server restart (1012) or a storage outage (1011) keeps the room and
     // the seat: say so until the socket is open again. Failed attempts in
@@ -135,6 +136,27 @@ function connect() {
     scheduleReconnect();
   };
   sock.onerror = () => { /* onclose follows */ };
+}
+
+// Every frame this page sends but `watch` is answered at once (a state, a
+// patch, `joined`, `chat` or an error). If nothing at all comes back within
+// ANSWER_MS, the path to the server died without closing the socket (a proxy
+// or a NAT that stopped passing bytes): the server's pings find that out, but
+// a page cannot see them. Then drop the socket and connect again: the state
+// on connect shows whether the move got through.
+const ANSWER_MS = 5000;
+let answerTimer = null;
+function awaitAnswer(sock) {
+  if (answerTimer === null) answerTimer = setTimeout(() => noAnswer(sock), ANSWER_MS);
+}
+function answered() { clearTimeout(answerTimer); answerTimer = null; }
+function noAnswer(sock) {
+  answerTimer = null;
+  if (ws !== sock) return;
+  ws = null;
+  sock.close();
+  outage = "lost";
+  scheduleReconnect();
 }
 
 // The last state the server sent this connection, as it sent it: the base
@@ -185,6 +207,10 @@ function scheduleReconnect() {
     setConn("closed", "Server restarting, reconnecting…");
     showOutage("Server restarting, reconnecting…", `${state && state.you ? "Your seat is kept: the" : "The"}`
       + " game goes on by itself once the server is back.");
+  } else if (outage === "lost") {
+    setConn("closed", "Connection lost, reconnecting…");
+    showOutage("Connection lost, reconnecting…",
+      "The server stopped answering. Once back, the table shows whether your last click got through.");
   } else if (outage === "storage") {
     setConn("closed", `Server cannot save games, retrying in ${secs}s`);
     showOutage("The server cannot save games just now.",
@@ -202,8 +228,10 @@ window.addEventListener("online", () => { if (!ws) connect(); });
 window.addEventListener("pageshow", () => { if (!ws) connect(); });
 
 function send(frame) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
-  else { toast("Not connected: reconnecting…", "error"); connect(); }
+  if (ws && ws.readyState === WebSocket.OPEN) {
+    ws.send(JSON.stringify(frame));
+    if (frame.type !== "watch") awaitAnswer(ws);  // a watch that changes nothing is not answered
+  } else { toast("Not connected: reconnecting…", "error"); connect(); }
 }
 
 let lastMoveAt = 0;
