@@ -240,6 +240,15 @@ class PatchesFrame(_ClientFrame):
     type: Literal["patches"]
 
 
+class PingFrame(_ClientFrame):
+    """Is this connection still open end to end? Answered at once with a
+    ``pong`` to the sender alone, without touching the room: a page, which
+    cannot see the websocket's own pings, sends it after a silence to find
+    out whether the path to the server died without closing."""
+
+    type: Literal["ping"]
+
+
 class LeaveFrame(_ClientFrame):
     """Give up one's seat (while waiting or between deals)."""
 
@@ -277,7 +286,7 @@ class RemoveBotFrame(_ClientFrame):
 ClientFrame = (
     JoinFrame | ResumeFrame | MoveFrame | ReadyFrame | NextDealFrame | RematchFrame | LeaveFrame
     | AddBotFrame | RemoveBotFrame | NewTokenFrame | WatchFrame | ChatFrame | MuteSpectatorsFrame
-    | PatchesFrame
+    | PatchesFrame | PingFrame
 )
 
 CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
@@ -295,6 +304,7 @@ CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
     "chat": ChatFrame,
     "mute_spectators": MuteSpectatorsFrame,
     "patches": PatchesFrame,
+    "ping": PingFrame,
 }
 
 
@@ -623,7 +633,16 @@ class SpectatorsFrame(_ServerModel):
     names: list[str]
 
 
-ServerFrame = StateFrame | JoinedFrame | ChatMessage | SpectatorsFrame | ErrorFrame
+class PongFrame(_ServerModel):
+    """The answer to a ``ping``, sent to its sender alone."""
+
+    type: Literal["pong"] = "pong"
+
+
+PONG_TEXT = PongFrame().model_dump_json()
+"""A ``pong`` frame as sent."""
+
+ServerFrame = StateFrame | JoinedFrame | ChatMessage | SpectatorsFrame | ErrorFrame | PongFrame
 
 
 # ---- reviews (HTTP answers, docs/protocol.md "Reviews") ------------------------------

@@ -32,6 +32,7 @@ from app.lobby import Lobby, Unavailable
 from app.logs import get_logger
 from app.protocol import (
     DEFAULT_LEVEL,
+    PONG_TEXT,
     RATE_FRAMES,
     RATE_SECONDS,
     AddBotFrame,
@@ -45,6 +46,7 @@ from app.protocol import (
     NewTokenFrame,
     NextDealFrame,
     PatchesFrame,
+    PingFrame,
     ReadyFrame,
     RematchFrame,
     RemoveBotFrame,
@@ -386,11 +388,16 @@ class _Reader:
             conn.push(error_text(exc.code, exc.message))
             return True
         del message  # not kept while the frame is handled
+        if isinstance(frame, PingFrame):  # the room has no part in it
+            conn.push(PONG_TEXT)
+            return True
         await handle(self.room, conn, frame, self.bots)
         return True
 
 
 Handler = Callable[[Room, WsConnection, Any], None]
+"""A room action for a client frame (``ping`` has none: :meth:`take`
+answers it)."""
 
 HANDLERS: dict[type[ClientFrame], Handler] = {
     JoinFrame: lambda room, conn, f: room.join(conn, f.seat, f.name),

@@ -102,12 +102,13 @@ function connect() {
     patchBase = null;
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
-    awaitAnswer(sock);  // the state sent on connect
+    probe(sock);
   };
   sock.onmessage = (ev) => {
-    answered();
+    heardAt = Date.now();
     let frame;
     try { frame = JSON.parse(ev.data); } catch { return; }
+    if (frame.type === "pong") { answered(); return; }
     if (frame.type === "patch") {
       frame = patched(frame, ev.data);
       if (!frame) { sock.send(JSON.stringify({ type: "patches" })); return; }  // ask for a full state
@@ -138,16 +139,23 @@ function connect() {
   sock.onerror = () => { /* onclose follows */ };
 }
 
-// Every frame this page sends but `watch` is answered at once (a state, a
-// patch, `joined`, `chat` or an error). If nothing at all comes back within
-// ANSWER_MS, the path to the server died without closing the socket (a proxy
-// or a NAT that stopped passing bytes): the server's pings find that out, but
-// a page cannot see them. Then drop the socket and connect again: the state
-// on connect shows whether the move got through.
+// Is the socket still a way to the server? A page cannot see the server's
+// websocket pings, and a path can die without closing the socket (a proxy or
+// a NAT that stopped passing bytes, a phone that changed networks): the page
+// would show "Connected" and lose every click. So after each frame that
+// matters, and whenever it has heard nothing for IDLE_MS or the network or
+// the tab comes back, the page sends `ping`; the server handles a
+// connection's frames in order, so the `pong` also tells that the frames
+// before it arrived. No pong within ANSWER_MS: drop the socket and connect
+// again (the state on connect shows whether a move got through).
 const ANSWER_MS = 5000;
-let answerTimer = null;
-function awaitAnswer(sock) {
-  if (answerTimer === null) answerTimer = setTimeout(() => noAnswer(sock), ANSWER_MS);
+const IDLE_MS = 25000;
+let answerTimer = null;   // a ping awaits its pong
+let heardAt = Date.now(); // the last frame received
+function probe(sock = ws) {
+  if (answerTimer !== null || !sock || sock.readyState !== WebSocket.OPEN) return;
+  sock.send(JSON.stringify({ type: "ping" }));
+  answerTimer = setTimeout(() => noAnswer(sock), ANSWER_MS);
 }
 function answered() { clearTimeout(answerTimer); answerTimer = null; }
 function noAnswer(sock) {
@@ -158,6 +166,7 @@ function noAnswer(sock) {
   outage = "lost";
   scheduleReconnect();
 }
+setInterval(() => { if (!document.hidden && Date.now() - heardAt >= IDLE_MS) probe(); }, 5000);
 
 // The last state the server sent this connection, as it sent it: the base
 // of the next patch (kept apart from `state`, which the page may change).
@@ -223,14 +232,16 @@ function scheduleReconnect() {
 }
 
 // Come back at once when the tab wakes up or the network returns.
-document.addEventListener("visibilitychange", () => { if (!document.hidden && !ws) connect(); });
-window.addEventListener("online", () => { if (!ws) connect(); });
-window.addEventListener("pageshow", () => { if (!ws) connect(); });
+// A socket kept meanwhile is asked whether it still leads to the server.
+const wake = () => { if (!ws) connect(); else probe(); };
+document.addEventListener("visibilitychange", () => { if (!document.hidden) wake(); });
+window.addEventListener("online", wake);
+window.addEventListener("pageshow", wake);
 
 function send(frame) {
   if (ws && ws.readyState === WebSocket.OPEN) {
     ws.send(JSON.stringify(frame));
-    if (frame.type !== "watch") awaitAnswer(ws);  // a watch that changes nothing is not answered
+    if (frame.type !== "watch") probe();
   } else { toast("Not connected: reconnecting…", "error"); connect(); }
 }
 

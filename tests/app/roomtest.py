@@ -21,6 +21,7 @@ from app.protocol import (
     ChatMessage,
     ErrorFrame,
     JoinedFrame,
+    PongFrame,
     SpectatorsFrame,
     StateFrame,
 )
@@ -139,6 +140,9 @@ class Peer:
             assert set(frame) == {"type", "from", "seat", "text", "at"}
         elif kind == "spectators":
             SpectatorsFrame.model_validate(frame)
+        elif kind == "pong":
+            assert frame == {"type": "pong"}
+            PongFrame.model_validate(frame)
         else:
             ErrorFrame.model_validate(frame)
             assert frame["code"] in ERROR_CODES

@@ -1,7 +1,9 @@
 """A client that stops answering (no close frame, no pong) is shown as
 disconnected within 15 s: the server pings every 5 s and gives up 5 s after
 an unanswered ping (the ``Makefile``'s ``UVICORN_WS``, also in the
-``Dockerfile``)."""
+``Dockerfile``). The other way round, a client that cannot see those pings
+(a page) sends a ``ping`` frame and gets a ``pong`` at once, and nothing
+else happens in the room."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from liveserver import (
     next_state,
     raw_handshake,
 )
+from roomtest import make_client, play_one, table
 from websockets.sync.client import connect
 
 from bench.server import makefile_flags
@@ -72,3 +75,17 @@ def test_a_client_that_stops_answering_is_seen_gone_within_15_s() -> None:
             time.sleep(_flag(makefile_flags(), "--ws-ping-interval") * 2.5)
             alive.send(json.dumps({"type": "leave"}))
             assert next_reply(alive)["code"] == "not_seated"
+
+
+def test_a_ping_frame_is_answered_with_a_pong_to_its_sender_alone() -> None:
+    with make_client() as client, table(client, "get-stuck", spectators=1) as (_, players, (watcher,)):
+        first = players[0].last
+        assert first is not None
+        version = first["version"]
+        for peer in (watcher, players[1]):
+            peer.send(type="ping")
+            assert peer.recv() == {"type": "pong"}
+        # The room did not move, and nobody else heard of the pings: the
+        # next frame anyone gets is the state after a move (state() fails
+        # on any other frame).
+        assert play_one(players, [watcher])["version"] == version + 1

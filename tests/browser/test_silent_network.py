@@ -8,7 +8,9 @@ lands (static/js/room.js, ANSWER_MS)."""
 
 from __future__ import annotations
 
+import json
 import random
+import urllib.request
 from pathlib import Path
 
 from blackhole import BlackholeProxy
@@ -54,3 +56,61 @@ def test_a_move_into_a_silent_network_reconnects(browser: Browser, server: str,
         expect(page.locator("#conn")).to_have_text("Connected")
         context.close()
     assert errors == []
+
+
+def _computers_room(base: str) -> str:
+    """The path of a Get Stuck room where computer players hold both seats."""
+    body = {"game": "get-stuck", "options": {"seed": 3}, "bots": {"level": "easy", "seats": "all"}}
+    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        url: str = json.load(r)["url"]
+    return url
+
+
+def test_a_watching_page_asks_when_the_network_comes_back(browser: Browser, server: str) -> None:
+    """A spectator sends nothing: when the browser says the network is back
+    (a phone that changed networks), the page pings, and with no answer
+    it reconnects and catches up with the moves it missed."""
+    path = _computers_room(server)
+    with BlackholeProxy(int(server.rsplit(":", 1)[1])) as proxy:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(proxy.base + path)
+        expect(page.locator("#conn")).to_have_text("Connected")
+        wait_version(page, version(page) + 1)  # the computers play
+
+        proxy.cut()
+        page.evaluate("() => window.dispatchEvent(new Event('online'))")
+        expect(page.locator("#conn")).not_to_have_text("Connected", timeout=8_000)
+        expect(page.locator("#banner")).to_contain_text(LOST)
+        frozen = version(page)
+        proxy.heal()
+        expect(page.locator("#conn")).to_have_text("Connected", timeout=20_000)
+        wait_version(page, frozen + 1)  # caught up, and following again
+        context.close()
+    assert errors == []
+
+
+def test_a_page_left_alone_asks_after_a_silence(browser: Browser, server: str) -> None:
+    """With nothing sent or received for IDLE_MS (25 s, on the page's own
+    clock: faked here), the page pings; the answer keeps it connected, and
+    over a silent path its absence makes it reconnect."""
+    path = _computers_room(server)
+    with BlackholeProxy(int(server.rsplit(":", 1)[1])) as proxy:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        page = context.new_page()
+        page.clock.install()
+        page.goto(proxy.base + path)
+        expect(page.locator("#conn")).to_have_text("Connected")
+        page.clock.run_for(30_000)  # a pong comes back: all is well
+        expect(page.locator("#conn")).to_have_text("Connected")
+
+        proxy.cut()
+        page.clock.run_for(30_000)  # the next ping, never answered
+        page.clock.run_for(6_000)
+        expect(page.locator("#conn")).not_to_have_text("Connected", timeout=5_000)
+        expect(page.locator("#banner")).to_contain_text(LOST)
+        context.close()
