@@ -144,7 +144,7 @@ export function markLast(cells, marks) {
  */
 export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onChoice }) {
   const c = {
-    key: "", selected: null, sent: false, play: null, grid: null,
+    key: "", selected: null, sent: false, play: null, grid: null, container: null,
     moves: sortMoves([], clicks), animated: "",
   };
   const roleClasses = [...new Set(Object.values(roles).flat())];
@@ -194,15 +194,26 @@ export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onCho
     else e.removeAttribute("aria-label");
   }
 
+  /** Keep the keyboard focus on the board while it offers nothing to play
+   * (after your move, on the others' turns), so that your next turn is one
+   * Tab away, not a walk through the page from its top. */
+  function park(container) {
+    if (!container) return;
+    if (!container.hasAttribute("tabindex")) container.tabIndex = -1;
+    container.focus({ preventScroll: true });
+  }
+
   function select(sq) {
     c.selected = sq;
     apply();
   }
 
   function send(move) {
+    const hadFocus = c.grid && c.grid.contains(document.activeElement);
     c.selected = null;
     c.sent = true;
     apply();
+    if (hadFocus) park(c.container);
     c.play(move);
     // If the move is refused (an error toast), let the player try again.
     const key = c.key;
@@ -277,8 +288,10 @@ export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onCho
     width, tokens, className, gridLabel, draw, marks = [], before, mount, after,
   }) {
     c.moves = sortMoves(state.moves, clicks);
+    c.container = container;
     const active = document.activeElement;
-    const focused = container.contains(active) && active.dataset ? active.dataset.square || null : null;
+    const hadFocus = container.contains(active);
+    const focused = hadFocus && active.dataset ? active.dataset.square || null : null;
     const oldRects = {};
     container.querySelectorAll(`.${cell}`).forEach((e) => { oldRects[e.dataset.square] = e.getBoundingClientRect(); });
     if (before) before();
@@ -300,10 +313,11 @@ export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onCho
     if (c.selected && !c.moves.pairs.has(c.selected)) c.selected = null;
     apply();
     if (after) after({ grid, cells, oldRects, fresh: justPlayed(state, ctx) });
-    if (focused) {
-      const again = cells[focused];
+    if (hadFocus) {
+      const again = focused ? cells[focused] : null;
       const target = again && again.classList.contains(act) ? again : grid.querySelector(`.${act}`);
       if (target) target.focus({ preventScroll: true });
+      else park(container);
     }
   }
 

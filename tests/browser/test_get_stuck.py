@@ -158,17 +158,43 @@ def test_two_player_game_on_a_phone(server: str, browser: Browser, artifacts: Pa
         c.close()
 
 
-def test_keyboard_plays_a_move(server: str, browser: Browser) -> None:
+FOCUS_JS = """() => {
+  const a = document.activeElement;
+  return { board: document.querySelector('#board').contains(a), playable: a.matches('.cell.playable') };
+}"""
+
+
+def test_keyboard_plays_a_move(server: str, browser: Browser, artifacts: Path) -> None:
+    """A move played with the keyboard keeps the focus on the board (it
+    used to fall to the page, so the next turn was a dozen Tabs away from
+    the top), and at the player's next turn it is on a playable card; its
+    ring shows round the lifted card."""
     url = create_room(server, "get-stuck", {"seed": 5})
-    ctxs = [browser.new_context() for _ in range(2)]
+    ctxs = [browser.new_context(viewport={"width": 1366, "height": 768}) for _ in range(2)]
     a, b = (c.new_page() for c in ctxs)
     sit(a, url, "Ada", "red")
     sit(b, url, "Bo", "black")
-    mover = a if a.locator(".cell.playable").count() else b
+    mover, other = (a, b) if a.locator(".cell.playable").count() else (b, a)
     v = version(mover)
-    mover.locator(".cell.playable").first.focus()
+    for _ in range(40):  # Tab through the page to the first playable card
+        mover.keyboard.press("Tab")
+        if mover.evaluate(FOCUS_JS)["playable"]:
+            break
+    assert mover.evaluate(FOCUS_JS)["playable"]
+    # The blue ring, round the card (after its .12 s transition).
+    mover.wait_for_function("""() => getComputedStyle(document.activeElement.querySelector('.card'))
+      .boxShadow.includes('43, 123, 214')""", timeout=2_000)
+    mover.locator("#board").screenshot(path=str(artifacts / "get-stuck-focus-ring.png"))
     mover.keyboard.press("Enter")
     wait_version(mover, v + 1)
+    assert mover.evaluate(FOCUS_JS)["board"]  # waiting on the board, not on the page
+    other.locator(".cell.playable").first.click()
+    wait_version(mover, v + 2)
+    expect(mover.locator(".cell.playable").first).to_be_visible()
+    assert mover.evaluate(FOCUS_JS) == {"board": True, "playable": True}
+    before = version(mover)
+    mover.keyboard.press("Enter")  # no Tab needed
+    wait_version(mover, before + 1)
     for c in ctxs:
         c.close()
 
