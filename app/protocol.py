@@ -335,10 +335,9 @@ def _field_problem(err: ValidationError) -> str:
     field = ".".join(str(p) for p in first["loc"]) or "frame"
     if first["type"] == "missing":
         return f"the field {field!r} is missing"
-    msg = first["msg"]
-    if first["type"] == "value_error":
-        msg = str(first.get("ctx", {}).get("error", msg))
-    return f"the field {field!r} is wrong: {msg}"
+    if first["type"] == "value_error":  # our own checks: a sentence for people
+        return str(first.get("ctx", {}).get("error", first["msg"]))
+    return f"the field {field!r} is wrong: {first['msg']}"
 
 
 def read_frame(text: str | None, data: bytes | None) -> ClientFrame:

@@ -213,8 +213,8 @@ def check_seed(seed: Any) -> int:
     digits (ASCII, nothing else) as a string, since a browser's numbers cannot
     hold every seed exactly. Raises ``OptionError`` otherwise (``true``,
     ``" 12 "``, ``1.5``)."""
-    if isinstance(seed, str) and re.fullmatch(r"[0-9]{1,19}", seed):
-        seed = int(seed)
+    if isinstance(seed, str) and re.fullmatch(r"-?[0-9]{1,40}", seed):
+        seed = int(seed)  # out of range: refused below with the range
     if isinstance(seed, int) and not isinstance(seed, bool) and not 0 <= seed <= MAX_SEED:
         raise OptionError(f"option 'seed' must be a whole number from 0 to {MAX_SEED} (2^63-1),"
                           f" not {seed}")

@@ -343,6 +343,8 @@ const ERROR_HANDLERS = {
     toast("The server could not save that just now, so nothing changed. Try again in a moment.", "error");
   },
   not_your_turn(f) { if (!justMoved()) showError(f); },
+  // "Take a seat" pressed twice: the first press seated you, as the page shows.
+  already_seated(f) { if (!(state && state.you)) showError(f); },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
     if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");
@@ -434,7 +436,7 @@ function renderBanner() {
     sub = readyLine();
   } else if (state.phase === "match_over") {
     b.classList.add("over");
-    text = `The match is over. ${matchResultText()}`;
+    text = `The ${matchNoun()} is over. ${matchResultText()}`;
     sub = readyLine();
   }
   if (!state.you && state.phase !== "waiting") sub = sub ? `You are watching. ${sub}` : "You are watching.";
@@ -490,18 +492,25 @@ function readyButton() {
     onclick: (e) => { e.currentTarget.disabled = true; send({ type: "ready", version: state.version }); } }, label);
 }
 
+/** "game" where a match is one game (Suitors, Romeo and Juliet), else "match". */
+function matchNoun() { return DEAL_NOUN === "game" ? "game" : "match"; }
+
 function matchResultText() {
   const w = state.view.match_winners || [];
   if (!w.length) return "";
   if (w.length > 1) return "It's a tie.";
+  const what = matchNoun();
   const side = state.view.sides.find((x) => x.side === w[0]);
   if (state.you && side && side.seats.includes(state.you)) {
-    return side.seats.length > 1 ? `Your side, ${sideName(w[0])}, wins the match.` : "You win the match.";
+    return side.seats.length > 1 ? `Your side, ${sideName(w[0])}, wins the ${what}.` : `You win the ${what}.`;
   }
   // A partnership takes the plural, as the deal's result does ("East–West win").
   const name = sideName(w[0]);
   const plural = name.startsWith("You") || (side && side.seats.length > 1);
-  return `${name} ${plural ? "win" : "wins"} the match.`;
+  // A seated player who lost is told so, as a winner is.
+  const mine = state.you ? state.view.sides.find((x) => x.seats.includes(state.you)) : null;
+  const lost = mine ? (mine.seats.length > 1 ? " Your side loses." : " You lose.") : "";
+  return `${name} ${plural ? "win" : "wins"} the ${what}.${lost}`;
 }
 
 

@@ -109,6 +109,16 @@ def test_create_422_names_the_problem(client: TestClient, body: dict, names: str
     assert names in r.json()["detail"]
 
 
+@pytest.mark.parametrize("seed", ["-1", "9223372036854775808", "92233720368547758070", -1, 2**63])
+def test_a_seed_out_of_range_is_told_the_range(client: TestClient, seed: int | str) -> None:
+    """Digits with a sign, or too many of them (as the home page's field
+    sends them), get the seed's range, not only "a whole number"."""
+    r = client.post("/api/rooms", json={"game": "get-stuck", "options": {"seed": seed}})
+    assert r.status_code == 422
+    assert r.json()["detail"] == ("option 'seed' must be a whole number from 0 to 9223372036854775807"
+                                  f" (2^63-1), not {seed}")
+
+
 @pytest.mark.parametrize("body", [b"{nope", b"not json", b'{"game": "\xff\xfe"}', b"[" * 10_000])
 def test_create_not_json_is_422(client: TestClient, body: bytes) -> None:
     """A body that is not JSON (or not UTF-8, or nested past what the parser

@@ -199,6 +199,18 @@ def test_keyboard_plays_a_move(server: str, browser: Browser, artifacts: Path) -
         c.close()
 
 
+def test_take_a_seat_pressed_twice_seats_you_without_an_error(server: str, page: Page) -> None:
+    """A double click on "Take a seat" seats you once; the second press's
+    refusal ("you already sit at red") is not shown (new-user pass)."""
+    page.goto(create_room(server, "get-stuck"))
+    wait_version(page, 0)
+    page.get_by_placeholder("Your name").fill("Ann")
+    page.locator("#join-any").dblclick()
+    expect(page.locator(".seat-row.you")).to_have_count(1)
+    page.wait_for_timeout(500)  # the second press's answer has come by now
+    expect(page.locator("#toasts .toast")).to_have_count(0)
+
+
 def test_home_page_creates_a_room_and_copies_its_link(server: str, page: Page, artifacts: Path) -> None:
     page.goto(server + "/")
     expect(page.locator("h1")).to_contain_text("cardboard games")

@@ -349,7 +349,9 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
         expect(pg.locator("#room")).to_have_attribute("data-phase", "match_over")
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator("#result")).to_contain_text("Red's Romeo reached Juliet at g1")
-        won = "You win the match" if seat == "red" else "Red wins the match"
+        # A match is one game here, and the loser is told so.
+        won = "The game is over. You win the game." if seat == "red" else \
+            "The game is over. Red wins the game. You lose."
         expect(pg.locator("#banner")).to_contain_text(won)
         expect(pg.locator(".rj-explain")).to_contain_text("reaches Juliet")
         assert _lit(pg, ".rj-act") == []

@@ -216,8 +216,12 @@ def test_three_players_play_to_the_queen(server: str, browser: Browser, artifact
         expect(page.locator("#room")).to_have_attribute("data-phase", "match_over")
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#result")).to_contain_text("J♥ reached the Queen of Hearts")
-        who = "You win the match" if seat == "JH" else "Ben (J♥) wins the match"
+        who = "The game is over. You win the game." if seat == "JH" else \
+            "The game is over. Ben (J♥) wins the game. You lose."
         expect(page.locator("#banner")).to_contain_text(who)
+        # The scores' note tells the game's length, no longer how it may end.
+        expect(page.locator("#scores")).to_contain_text(f"The game lasted {state.turns} turns.")
+        expect(page.locator("#scores")).not_to_contain_text("a draw after")
         line = "Your J♥ reached the Queen of Hearts: you win!" if seat == "JH" else \
             "Ben's J♥ reached the Queen of Hearts: Ben wins."
         expect(page.locator(".su-status")).to_have_text(line)

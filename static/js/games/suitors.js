@@ -96,8 +96,10 @@ export function hint(state) {
 
 export function matchNote(state) {
   const b = state.view.board;
-  return `Turn ${b.turns} · a draw after ${b.max_turns.toLocaleString("en")} turns or when everyone passes in a row.`
-    + " Suitors is a design by Jeff Wofford (2012).";
+  const turns = state.phase === "playing" || state.phase === "waiting"
+    ? `Turn ${b.turns} · a draw after ${b.max_turns.toLocaleString("en")} turns or when everyone passes in a row.`
+    : `The game lasted ${b.turns} turn${b.turns === 1 ? "" : "s"}.`;
+  return `${turns} Suitors is a design by Jeff Wofford (2012).`;
 }
 
 // ---------------------------------------------------------------- drawing
