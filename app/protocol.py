@@ -61,6 +61,7 @@ ErrorCode = Literal[
     "seat_taken",
     "room_full",
     "already_seated",
+    "name_taken",
     "not_seated",
     "bad_token",
     "replaced",

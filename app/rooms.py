@@ -980,6 +980,10 @@ class Room:
             raise RoomError("room_full", "the room is full: you are watching as a spectator")
         if conn.seat is not None:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
+        same = name.casefold()
+        if any(h.name is not None and h.name.casefold() == same for _, h in self.table.holders):
+            raise RoomError("name_taken", f"someone at this table is already called {name}: choose"
+                            " another name, so that the table can tell you apart")
         seat = seat if seat is not None else free[0]
         token = new_token()
 

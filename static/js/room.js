@@ -345,6 +345,7 @@ const ERROR_HANDLERS = {
   not_your_turn(f) { if (!justMoved()) showError(f); },
   // "Take a seat" pressed twice: the first press seated you, as the page shows.
   already_seated(f) { if (!(state && state.you)) showError(f); },
+  name_taken(f) { showError(f); els.name.focus(); els.name.select(); },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
     if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");

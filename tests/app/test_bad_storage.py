@@ -214,9 +214,9 @@ def test_a_cancelled_commit_does_not_refuse_the_next_action(tmp_path: Path, sync
         room = Room.create("get-stuck", {"seed": 3}, journal=storage)
         await room.commit()
         conns = [Conn(), Conn()]
-        for c in conns:
+        for i, c in enumerate(conns):
             room.attach(c)
-            assert await room.act(lambda c=c: room.join(c, None, "P"), c)
+            assert await room.act(lambda c=c, i=i: room.join(c, None, f"P{i}"), c)
         seat = room.game.to_move(room.match.state)[0]
         conn = next(c for c in conns if c.seat == seat)
         move = room.game.legal_moves(room.match.state, seat)[0]

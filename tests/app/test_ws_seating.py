@@ -122,6 +122,23 @@ def test_full_room_leaves_the_joiner_a_spectator(client: TestClient) -> None:
         assert w.state() == s
 
 
+def test_a_name_already_at_the_table_is_refused(client: TestClient) -> None:
+    """Two players of one name could only be told apart by their seats
+    (new-user pass): the second is asked for another, whatever its case."""
+    room = new_room(client, "get-stuck-4")
+    with connect(client, room) as a, connect(client, room) as b:
+        a.send(type="join", seat="N", name="Romy")
+        a.joined()
+        drain([a, b])
+        for name in ("Romy", "ROMY", " romy "):
+            b.send(type="join", seat="E", name=name)
+            err = b.recv()
+            assert err["code"] == "name_taken" and "already called" in err["message"], err
+            assert b.state()["you"] is None
+        b.send(type="join", seat="E", name="Romy B")
+        assert b.joined()["seat"] == "E"
+
+
 def test_already_seated(client: TestClient) -> None:
     room = new_room(client, "get-stuck-4")
     with connect(client, room) as a:
