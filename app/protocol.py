@@ -642,6 +642,9 @@ class PongFrame(_ServerModel):
 PONG_TEXT = PongFrame().model_dump_json()
 """A ``pong`` frame as sent."""
 
+PING_TEXT = '{"type":"ping"}'
+"""A ``ping`` frame as the room page writes it (``JSON.stringify``)."""
+
 ServerFrame = StateFrame | JoinedFrame | ChatMessage | SpectatorsFrame | ErrorFrame | PongFrame
 
 

@@ -32,6 +32,7 @@ from app.lobby import Lobby, Unavailable
 from app.logs import get_logger
 from app.protocol import (
     DEFAULT_LEVEL,
+    PING_TEXT,
     PONG_TEXT,
     RATE_FRAMES,
     RATE_SECONDS,
@@ -330,6 +331,11 @@ class _Reader:
         """A message has come (called by the protocol); none is read once
         the connection is to end."""
         if self.done is None or self.done.done():
+            return
+        if self.task is not None and message.get("text") == PING_TEXT and self.limiter.allow():
+            # A ping while a frame before it waits (a slow save): answered at
+            # once, as the path is what it asks about (docs/protocol.md, ping).
+            self.conn.push(PONG_TEXT)
             return
         self.backlog.append(message)
         if self.task is None:

@@ -102,7 +102,9 @@ function connect() {
     patchBase = null;
     const token = localStorage.getItem(TOKEN_KEY);
     if (token && !replaced) sock.send(JSON.stringify({ type: "resume", token }));
-    probe(sock);
+    // No ping yet: the handshake just showed the path works, and the server
+    // reads this socket's frames only once the room lets it in (after a
+    // save under way, which may be slow).
   };
   sock.onmessage = (ev) => {
     heardAt = Date.now();
@@ -640,11 +642,11 @@ function renderSeats() {
       if (x) row.append(x);
     }
     if (!s.name && !state.you) {
-      row.append(el("button", { class: "btn small", type: "button", "data-join": s.seat, onclick: () => join(s.seat) }, "Sit here"));
+      row.append(el("button", { class: "btn small", type: "button", "data-join": s.seat, onclick: once(() => join(s.seat)) }, "Sit here"));
     }
     if (state.you === s.seat && canLeave) {
       row.append(el("button", { class: "btn small", type: "button", id: "leave-btn",
-        onclick: () => send({ type: "leave" }) }, "Leave"));
+        onclick: once(() => send({ type: "leave" })) }, "Leave"));
     }
     const button = state.you ? computerButton(s) : null;
     if (button) {
@@ -711,15 +713,15 @@ function computerButton(s) {
   const btn = (attrs, text) => el("button", { class: "btn small", type: "button", ...attrs }, text);
   if (!s.name) {
     return btn({ "data-add-bot": s.seat, "aria-label": `Add a computer player at ${label}`,
-      onclick: () => send({ type: "add_bot", seat: s.seat, level: chosenLevel() }) }, "Add computer player");
+      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) }, "Add computer player");
   }
   if (s.kind === "computer" && state.phase !== "playing") {
     return btn({ "data-remove-bot": s.seat, "aria-label": `Remove the computer player at ${label}`,
-      onclick: () => send({ type: "remove_bot", seat: s.seat }) }, "Remove");
+      onclick: once(() => send({ type: "remove_bot", seat: s.seat })) }, "Remove");
   }
   if (s.handover && state.phase === "playing" && s.seat !== state.you) {
     return btn({ "data-hand-over": s.seat, "aria-label": `Hand ${s.name}'s seat to a computer player`,
-      onclick: () => send({ type: "add_bot", seat: s.seat, level: chosenLevel() }) }, "Hand to a computer");
+      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) }, "Hand to a computer");
   }
   return null;
 }
@@ -741,11 +743,25 @@ function levelPicker() {
 }
 function chosenLevel() { return levelPicker().querySelector("select").value; }
 
+/** Returns false if nothing was sent (no name yet). */
 function join(seat) {
   const name = els.name.value.trim();
-  if (!name) { toast("Type your name first.", "error"); els.name.focus(); return; }
+  if (!name) { toast("Type your name first.", "error"); els.name.focus(); return false; }
   localStorage.setItem(NAME_KEY, name);
   send(seat ? { type: "join", seat, name } : { type: "join", name });
+  return true;
+}
+
+/** A seat button's click handler: the button is disabled on its first click
+ * (the state that answers draws it anew), so that a double click does not
+ * send twice and earn a refusal ("you already sit at red") for the second;
+ * `act` returning false (nothing sent) leaves it enabled. */
+function once(act) {
+  return (e) => {
+    const button = e.currentTarget;
+    button.disabled = true;
+    if (act() === false) button.disabled = false;
+  };
 }
 
 function renderLog() {

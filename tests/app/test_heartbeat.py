@@ -7,6 +7,7 @@ else happens in the room."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -24,6 +25,8 @@ from liveserver import (
 from roomtest import make_client, play_one, table
 from websockets.sync.client import connect
 
+from app.protocol import PING_TEXT, PONG_TEXT
+from app.ws import _Reader
 from bench.server import makefile_flags
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,3 +92,33 @@ def test_a_ping_frame_is_answered_with_a_pong_to_its_sender_alone() -> None:
         # next frame anyone gets is the state after a move (state() fails
         # on any other frame).
         assert play_one(players, [watcher])["version"] == version + 1
+
+
+def test_a_ping_behind_a_frame_still_being_handled_is_answered_at_once() -> None:
+    """While a frame waits (a move whose save is slow: Redis may take up to
+    20 s to confirm), a ping that comes after it is answered at once rather
+    than after it, so that the page does not take a slow save for a dead
+    path; any other frame waits its turn. (The room page writes a ping as
+    exactly ``PING_TEXT``.)"""
+    pushed: list[str] = []
+
+    class Conn:
+        def push(self, text: str) -> None:
+            pushed.append(text)
+
+    async def scenario() -> None:
+        reader = _Reader(None, Conn(), None, None, None)  # type: ignore[arg-type]
+        reader.done = asyncio.get_running_loop().create_future()
+        blocker = asyncio.Event()
+        reader.task = asyncio.ensure_future(blocker.wait())  # a frame being handled
+        reader.hold = lambda busy: None
+        reader.put({"type": "websocket.receive", "text": PING_TEXT})
+        assert pushed == [PONG_TEXT] and reader.backlog == []
+        move = {"type": "websocket.receive", "text": '{"type":"move","move":"c4","version":3}'}
+        reader.put(move)
+        assert reader.backlog == [move] and pushed == [PONG_TEXT]
+        blocker.set()
+        await reader.task
+
+    asyncio.run(scenario())
+    assert json.loads(PING_TEXT) == {"type": "ping"} and json.loads(PONG_TEXT) == {"type": "pong"}

@@ -211,6 +211,25 @@ def test_take_a_seat_pressed_twice_seats_you_without_an_error(server: str, page:
     expect(page.locator("#toasts .toast")).to_have_count(0)
 
 
+def test_seat_buttons_pressed_twice_act_once_without_an_error(server: str, page: Page) -> None:
+    """"Add computer player", "Remove" and "Leave" are disabled on their
+    first click: a double click acts once, with no refusal for the second
+    ("seat E is already played by a computer player"; break-it pass)."""
+    page.goto(create_room(server, "get-stuck-4"))
+    wait_version(page, 0)
+    page.get_by_placeholder("Your name").fill("Ann")
+    page.locator("#join-any").click()
+    expect(page.locator(".seat-row.you")).to_have_count(1)
+    page.locator('button[data-add-bot="E"]').dblclick()
+    expect(page.locator('.seat-row.computer[data-seat="E"]')).to_have_count(1)
+    page.locator('button[data-remove-bot="E"]').dblclick()
+    expect(page.locator(".seat-row.computer")).to_have_count(0)
+    page.locator("#leave-btn").dblclick()
+    expect(page.locator(".seat-row.you")).to_have_count(0)
+    page.wait_for_timeout(500)  # the second presses' answers have come by now
+    expect(page.locator("#toasts .toast")).to_have_count(0)
+
+
 def test_home_page_creates_a_room_and_copies_its_link(server: str, page: Page, artifacts: Path) -> None:
     page.goto(server + "/")
     expect(page.locator("h1")).to_contain_text("cardboard games")
