@@ -363,7 +363,10 @@ class Lobby:
         if stored is None or stored.meta.closed:
             return None
         try:
-            room = Room.rebuild(stored, self.storage, now=self.clock())
+            # In a thread: a room of a long history takes seconds to replay
+            # (250,000 versions: about 5 s), which on the event loop would
+            # hold up every room of the server (break-it pass).
+            room = await asyncio.to_thread(Room.rebuild, stored, self.storage, now=self.clock())
         except BadRecord as exc:
             log.error("room %s cannot be rebuilt from its record: %s", room_id, exc)
             return None

@@ -593,6 +593,36 @@ def test_a_record_is_read_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) ->
         assert refused.status_code == 400 and refused.json()["detail"]
 
 
+def test_a_room_is_loaded_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading a stored room (after a restart, or once it was unloaded)
+    replays its actions in a thread: a long history took seconds, and every
+    room of the server waited. Here the replay is held until the server has
+    answered another request; on the event loop that request would wait,
+    and the test would fail."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "c.db"
+    room_id = "oldroom-0123456789"
+    _store(SqliteStorage(path), room_id, old_actions(room_id))
+    held = threading.Event()
+    replaying = threading.Event()
+    real = Table.replay
+
+    def slow_replay(actions: Any) -> Table:
+        replaying.set()
+        assert held.wait(20), "the other request was never answered"
+        return real(actions)
+
+    monkeypatch.setattr(Table, "replay", staticmethod(slow_replay))
+    with make_client(Settings(database=str(path))) as client, ThreadPoolExecutor(1) as pool:
+        page = pool.submit(client.get, f"/r/{room_id}")
+        assert replaying.wait(20)
+        assert client.get("/healthz").status_code == 200  # answered while the room loads
+        held.set()
+        assert page.result(20).status_code == 200
+
+
 def test_a_room_not_in_play_is_replayed_once_for_all_its_reviews(monkeypatch: pytest.MonkeyPatch) -> None:
     """The record of a room that is not loaded (freed, or on another server
     process) is replayed once while it stays at the same version, not on
