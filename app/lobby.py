@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.bots import Bots, Thinker
@@ -195,11 +195,13 @@ class Lobby:
     # ---- rooms --------------------------------------------------------------------------
     async def create_room(self, game_id: str, raw_options: dict[str, Any],
                           bot_seats: str | Sequence[str] | None = None, bot_level: str = DEFAULT_LEVEL,
-                          client: str | None = None, deal: tuple[int, str] | None = None) -> Room:
+                          client: str | None = None, deal: tuple[int, str] | None = None,
+                          bot_levels: Mapping[str, str] | None = None) -> Room:
         """A new room, stored before it is returned. ``bot_seats`` seats
         computer players of ``bot_level`` at once: ``"others"`` (every seat
         but the first, which is left for the creator), ``"all"`` or a list of
-        seats. ``client`` is the creator's address, for the per-address limits.
+        seats; ``bot_levels`` gives some of them another level (seat → level).
+        ``client`` is the creator's address, for the per-address limits.
         ``deal`` (``(deal seed, starter)``) deals an earlier deal again as
         deal 1 ("Play this deal again").
 
@@ -217,7 +219,7 @@ class Lobby:
         options, _, _ = check_room_options(game, raw_options)
         bots = None
         if bot_seats is not None:
-            bots = computer_seats(game.seats(options), bot_seats, bot_level)
+            bots = computer_seats(game.seats(options), bot_seats, bot_level, bot_levels)
         if deal is not None:
             Table.create_action("-", game_id, raw_options, 0, 0.0, deal=deal)
         creator = address_key(client) if client is not None else None

@@ -58,11 +58,21 @@ class BotSeats(BaseModel):
 
     level: str = DEFAULT_LEVEL
     seats: Literal["others", "all"] | list[str] = "others"
+    levels: dict[str, str] | None = None
+    """Seat → level, for seats of ``seats`` that play at another level than
+    ``level`` (a deal played again with the levels it had)."""
 
     @field_validator("level")
     @classmethod
     def _known_level(cls, value: str) -> str:
         return check_level(value)
+
+    @field_validator("levels")
+    @classmethod
+    def _known_levels(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for level in (value or {}).values():
+            check_level(level)
+        return value
 
 
 class GivenDeal(BaseModel):
@@ -231,7 +241,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         try:
             room = await lobby.create_room(body.game, body.options, bots.seats if bots else None,
                                            bots.level if bots else DEFAULT_LEVEL, client,
-                                           (body.deal.seed, body.deal.starter) if body.deal else None)
+                                           (body.deal.seed, body.deal.starter) if body.deal else None,
+                                           bots.levels if bots else None)
         except KeyError as exc:
             return JSONResponse({"detail": excerpt(str(exc.args[0]))}, status_code=422)
         except OptionError as exc:

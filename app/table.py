@@ -222,11 +222,13 @@ def check_seed(seed: Any) -> int:
     return checked
 
 
-def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str) -> dict[str, str]:
+def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str,
+                   levels: Mapping[str, str] | None = None) -> dict[str, str]:
     """Seat → ``level`` for the seats that ``spec`` names among ``seats``:
     ``"others"`` (every seat but the first, left for the creator), ``"all"``
-    or a list of seats. Raises ``OptionError`` for another string, an unknown
-    seat or a seat named twice."""
+    or a list of seats; ``levels`` (seat → level) gives some of them another
+    level. Raises ``OptionError`` for another string, an unknown seat, a
+    seat named twice, or a seat in ``levels`` that ``spec`` does not name."""
     if spec == "others":
         chosen = list(seats[1:])
     elif spec == "all":
@@ -241,7 +243,13 @@ def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str
         if seat not in seats:
             raise OptionError(f"bots.seats: there is no seat {str(seat)[:20]!r}; the seats are"
                               f" {', '.join(seats)}")
-    return dict.fromkeys(chosen, level)
+    out = dict.fromkeys(chosen, level)
+    for seat, other in (levels or {}).items():
+        if seat not in out:
+            raise OptionError(f"bots.levels: seat {str(seat)[:20]!r} is not one of bots.seats"
+                              f" ({', '.join(out) or 'none'})")
+        out[seat] = other
+    return out
 
 
 @lru_cache(maxsize=512)

@@ -351,7 +351,12 @@ class Review {
     const d = s.deals[(whole ? 1 : this.n) - 1];
     if (whole) body.options.seed = s.seed;
     if (!whole || s.given) body.deal = { seed: d.seed, starter: d.starter };
-    if (seats.length) body.bots = { level: computers[0].level || "medium", seats };
+    if (seats.length) {
+      // Each computer player at the level it played (bots.levels).
+      const levels = Object.fromEntries(computers.filter((x) => seats.includes(x.seat) && x.level)
+        .map((x) => [x.seat, x.level]));
+      body.bots = { level: "medium", seats, levels };
+    }
     const tab = this.options.newTab ? window.open("about:blank", "_blank") : null;
     button.disabled = true;
     try {

@@ -93,6 +93,25 @@ def test_add_bot_seats_a_computer_player_that_plays(client: TestClient) -> None:
     assert lobby_of(client).bots.refused == 0
 
 
+def test_a_room_is_created_with_a_level_per_computer_player(client: TestClient) -> None:
+    """``bots.levels`` gives some seats another level than ``bots.level``
+    (a deal played again with the levels it had); a seat there that
+    ``bots.seats`` does not name, or an unknown level, is refused."""
+    bots = {"level": "easy", "seats": ["E", "S", "W"], "levels": {"S": "strong"}}
+    body = {"game": "get-stuck-4", "bots": bots}
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 201, r.text
+    with watch(client, r.json()["room"]) as ann:
+        seats = ann.last["view"]["seats"] if ann.last else []
+        levels = {s["seat"]: s.get("level") for s in seats}
+        assert levels == {"N": None, "E": "easy", "S": "strong", "W": "easy"}
+    for other, words in (({"N": "strong"}, "bots.levels: seat 'N' is not one of bots.seats"),
+                         ({"S": "genius"}, "the level must be one of")):
+        bots["levels"] = other
+        r = client.post("/api/rooms", json=body)
+        assert r.status_code == 422 and words in r.json()["detail"], r.text
+
+
 def test_the_default_level_is_medium(client: TestClient) -> None:
     room = new_room(client, "get-stuck-4")
     with watch(client, room) as ann:

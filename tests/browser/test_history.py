@@ -37,16 +37,21 @@ def api(base: str, path: str, body: dict[str, Any] | None = None) -> Any:
         return json.load(r)
 
 
-def computer_room(base: str, game: str, **options: Any) -> dict[str, Any]:
+def computer_room(base: str, game: str, levels: dict[str, str] | None = None,
+                  **options: Any) -> dict[str, Any]:
+    """A room whose other seats hold easy computer players (some at
+    ``levels``, seat → level)."""
     made: dict[str, Any] = api(base, "/api/rooms", {
-        "game": game, "options": options, "bots": {"level": "easy", "seats": "others"}})
+        "game": game, "options": options,
+        "bots": {"level": "easy", "seats": "others", "levels": levels or {}}})
     return made
 
 
-def finish_over_socket(base: str, game: str, **options: Any) -> tuple[dict[str, Any], str]:
+def finish_over_socket(base: str, game: str, levels: dict[str, str] | None = None,
+                       **options: Any) -> tuple[dict[str, Any], str]:
     """A whole match against computer players, the person's moves chosen at
     random over the websocket; returns the room made and the match id."""
-    made = computer_room(base, game, **options)
+    made = computer_room(base, game, levels, **options)
     rng = random.Random(4)
     with connect(base.replace("http", "ws", 1) + "/ws/" + made["room"]) as ws:
         ws.send(json.dumps({"type": "join", "seat": made["seat"], "name": "Ann"}))
@@ -228,7 +233,9 @@ def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Brow
 
 
 def test_play_this_deal_again_deals_the_same_layout(server: str, browser: Browser, artifacts: Path) -> None:
-    made, match_id = finish_over_socket(server, "get-stuck-4")
+    """The same layout and starter, with each computer player at the level
+    it had (they used to take the first one's level)."""
+    made, match_id = finish_over_socket(server, "get-stuck-4", {"S": "medium"})
     summary = api(server, f"/api/matches/{match_id}")
     review = api(server, f"/api/matches/{match_id}/deals/3")
     ctx = browser.new_context(**DESKTOP)
@@ -242,8 +249,11 @@ def test_play_this_deal_again_deals_the_same_layout(server: str, browser: Browse
     assert page.url.endswith(f"?sit={made['seat']}")
     wait_version(page, 0)
     assert page.evaluate(BOARD_JS, "#board") == shown
+    assert [(x["seat"], x["level"]) for x in summary["seats"][1:]] == [("E", "easy"), ("S", "medium"),
+                                                                        ("W", "easy")]
     for seat in summary["seats"][1:]:
-        expect(page.locator(f'.seat-row.computer[data-seat="{seat["seat"]}"]')).to_be_visible()
+        row = page.locator(f'.seat-row.computer[data-seat="{seat["seat"]}"]')
+        expect(row).to_contain_text(f"({seat['level']})")
     page.fill("#name", "Ann")
     page.click("#join-any")
     expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
