@@ -264,12 +264,16 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     # ---- records and reviews (docs/protocol.md, "Records and reviews") -------------------
     async def look_up(find: Callable[[], Awaitable[Reviewed | None]], missing: str,
-                      answer: Callable[[Reviewed], Response]) -> Response:
+                      answer: Callable[[Reviewed], Response], text: bool = False) -> Response:
+        """``answer`` of what ``find`` finds, or a 404 saying ``missing`` (as
+        text for a ``text`` address, a record's, which a browser may open)."""
         try:
             found = await find()
         except Unavailable:
             return storage_down()
         if found is None:
+            if text:
+                return PlainTextResponse(f"{missing}\n", status_code=404)
             return JSONResponse({"detail": missing}, status_code=404)
         return await history.work(answer, found)
 
@@ -356,7 +360,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     @app.get("/m/{match_id}.txt", response_class=PlainTextResponse, include_in_schema=False)
     async def match_text(match_id: str) -> Response:
-        return await look_up(lambda: history.match(match_id), no_match, record_text)
+        return await look_up(lambda: history.match(match_id), no_match, record_text, text=True)
 
     @app.get("/m/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     async def match_page(request: Request, match_id: str) -> Response:

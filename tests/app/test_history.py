@@ -185,7 +185,9 @@ def test_a_match_in_play_gives_only_its_finished_deals(client: TestClient) -> No
             assert r.status_code == 404 and why in r.json()["detail"], r.text
         # The match's own page exists only once it is over.
         assert client.get(f"/api/matches/{match_id}").status_code == 404
-        assert client.get(f"/m/{match_id}.txt").status_code == 404
+        missing = client.get(f"/m/{match_id}.txt")  # said as text, as a record would be
+        assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/plain")
+        assert missing.text == "there is no finished match with this id (it may have aged out)\n"
         assert client.get(f"/m/{match_id}").status_code == 404
 
 
@@ -302,10 +304,13 @@ def test_bad_records_are_refused_with_clear_messages(client: TestClient) -> None
 
 def test_unknown_ids_are_404(client: TestClient) -> None:
     for path in ("/api/matches/short", "/api/matches/" + "A" * 16, "/api/matches/x/deals/1",
-                 "/m/" + "A" * 16 + ".txt", "/api/rooms/nosuchroom1/record",
+                 "/api/rooms/nosuchroom1/record",
                  "/api/rooms/nosuchroom1/review", "/api/rooms/nosuchroom1/deals/1"):
         r = client.get(path)
         assert r.status_code == 404 and r.json()["detail"], path
+    for path in ("/m/" + "A" * 16 + ".txt", "/m/x.txt.txt"):  # a record's address: said as text
+        r = client.get(path)
+        assert r.status_code == 404 and r.text.startswith("there is no finished match"), path
     page = client.get("/m/" + "A" * 16)
     assert page.status_code == 404 and "no finished match" in page.text
 
