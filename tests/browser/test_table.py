@@ -377,6 +377,38 @@ def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser, co
         contexts.remove(page.context)
 
 
+def test_get_stuck_s_last_move_line_keeps_the_board_in_view(server: str, browser: Browser,
+                                                             contexts: list[BrowserContext]) -> None:
+    """Get Stuck's "Last move: …" above the board takes one line beside the
+    side panels (the whole sentence in its title), so that the board's last
+    row stays in view at 1366×768: a second line pushed it out (new-user
+    pass)."""
+    made = bot_room(server, "get-stuck", {"seed": 4})
+    page = new_page(browser, contexts, scripts=(remember("Ann"),))
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    for _ in range(2):  # until the computer player has moved: its sentence is the longer
+        page.wait_for_function("() => document.querySelector('#board .cell.playable')", timeout=15_000)
+        if page.locator("#log li").count():
+            break
+        v = int(page.locator("#room").get_attribute("data-version") or 0)
+        page.locator("#board .cell.playable").first.click()
+        page.wait_for_function("v => Number(document.querySelector('#room').dataset.version) >= v + 2",
+                               arg=v, timeout=15_000)
+    page.wait_for_timeout(500)  # any scroll of the join is over
+    page.evaluate("window.scrollTo(0, 0)")
+    got = page.evaluate("""() => {
+      const last = document.querySelector('#board .gs-last');
+      return { text: last.textContent, title: last.title, height: last.getBoundingClientRect().height,
+               lineHeight: parseFloat(getComputedStyle(last).lineHeight),
+               bottom: document.querySelector('#board .board').getBoundingClientRect().bottom,
+               window: window.innerHeight };
+    }""")
+    assert got["text"].startswith("Last move: Black moves the ") and got["title"] == got["text"], got
+    assert got["height"] < 1.5 * got["lineHeight"], got  # one line
+    assert got["bottom"] <= got["window"], got
+
+
 def test_a_resumed_seat_does_not_scroll_the_page(server: str, browser: Browser,
                                                  contexts: list[BrowserContext]) -> None:
     """Taking a seat brings the banner into view (on a phone it is above the

@@ -111,6 +111,7 @@ export function render(container, state, ctx) {
       // far below on a phone, and computer players move quickly).
       const log = state.view.log;
       const caption = el("div", "gs-last", log.length ? `Last move: ${log[log.length - 1].text}` : "\u00a0");
+      if (log.length) caption.title = caption.textContent;  // whole, where the line is cut short
       caption.setAttribute("aria-live", "polite");
       container.replaceChildren(caption, frame);
       if (ctx.extra) {
