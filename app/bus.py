@@ -340,10 +340,10 @@ class RedisBus:
             log.warning("bus: this process was taken for dead; writing its presence again")
             self._resync()
         lapsed = {str(p) for p in await self.client.zrangebyscore(procs, "-inf", f"({now - DEAD_MS}")}
-        self.redis_presence.dead = lapsed
+        self.redis_presence.lapsed(lapsed)
         for dead in lapsed:
-            if await self.client.zrem(procs, dead):
-                rooms = await self.redis_presence.bury(dead)
+            rooms = await self.redis_presence.bury(dead, now - DEAD_MS)
+            if rooms is not None:
                 log.warning("bus: server process %s stopped answering; its connections to %d rooms"
                             " are dropped", dead, rooms)
 

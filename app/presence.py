@@ -24,8 +24,8 @@ again (:meth:`RedisPresence.refresh`) and reconciles its own connections with
 them: a seat now held by another process's connection means that its own
 connection there was replaced. A process whose heartbeat is older than
 :data:`DEAD_MS` is dead: the first process to notice (the one whose ``ZREM``
-removes it) marks its seats away and drops its connections
-(:meth:`RedisPresence.bury`).
+removes it) marks its seats away and drops its connections, in the same
+script (:meth:`RedisPresence.bury`).
 
 The writes of one process go through one queue, in order, so that a refresh
 never reads the hashes before this process's own earlier writes; a refresh
@@ -92,6 +92,9 @@ redis.call('PUBLISH', KEYS[2], 'p ' .. ARGV[3])
 """KEYS: seats, channel; ARGV: seat, this connection's seat value, room id."""
 
 _BURY = """
+local beat = redis.call('ZSCORE', KEYS[3], ARGV[2])
+if not beat or tonumber(beat) >= tonumber(ARGV[4]) then return false end
+redis.call('ZREM', KEYS[3], ARGV[2])
 local rooms = redis.call('SMEMBERS', KEYS[1])
 for _, room in ipairs(rooms) do
   local conns = ARGV[1] .. 'room:' .. room .. ':conns'
@@ -111,17 +114,21 @@ end
 redis.call('DEL', KEYS[1])
 return #rooms
 """
-"""KEYS: the dead process's rooms, channel; ARGV: prefix, dead process, unix
-time. (Room keys are built in the script: one Redis, not a cluster.)"""
+"""KEYS: the dead process's rooms, channel, procs; ARGV: prefix, dead
+process, unix time, heartbeat cutoff (ms). Only if the process's heartbeat
+is still older than the cutoff, it is removed and buried at once (a process
+that beat since, perhaps writing its presence again, keeps it). (Room keys
+are built in the script: one Redis, not a cluster.)"""
 
 
 class RedisPresence:
     """The presence of process ``proc``'s connections in Redis (``client``,
     keys under ``prefix``, events on ``channel``); implements
     :class:`app.rooms.Presence`. ``dead`` is the set of processes whose
-    heartbeat has lapsed, kept by :mod:`app.bus` (any other counts as alive:
-    a process just started may not have been seen yet); ``poke`` is called with a
-    room after its presence changed (the computer players' poke)."""
+    heartbeat has lapsed, kept by :mod:`app.bus` through :meth:`lapsed` (any
+    other counts as alive: a process just started may not have been seen
+    yet); ``poke`` is called with a room after its presence changed (the
+    computer players' poke)."""
 
     def __init__(self, client: aioredis.Redis, prefix: str, channel: str, proc: str) -> None:
         self.client = client
@@ -129,6 +136,10 @@ class RedisPresence:
         self.channel = channel
         self.proc = proc
         self.dead: set[str] = set()
+        self._counted_out: dict[str, Room] = {}
+        """Rooms whose presence was last applied with seats or connections
+        of a process in ``dead`` left out, by id: read again once one of
+        those processes is no longer dead (:meth:`lapsed`)."""
         self.poke: Callable[[Room], None] = lambda room: None
         self._ids: dict[Connection, str] = {}
         self._count = itertools.count(1)
@@ -241,6 +252,7 @@ class RedisPresence:
         now_mono, now_wall = time.monotonic(), time.time()
         before = (set(room.remote_seats), dict(room.away_since))
         remote: set[str] = set()
+        counted_out = any(field.partition(":")[0] in self.dead for field in conns)
         for seat, value in seats.items():
             if seat not in room.seats:
                 continue
@@ -257,6 +269,7 @@ class RedisPresence:
             if owner == self.proc:
                 continue  # an older connection of ours: this process knows better
             if owner in self.dead:
+                counted_out = True
                 if local is None:
                     room.away_since.setdefault(seat, now_mono)
                 continue
@@ -267,6 +280,10 @@ class RedisPresence:
         room.remote_seats = remote
         room.remote_watchers = sum(
             1 for field in conns if field.partition(":")[0] not in (self.proc, "", *self.dead))
+        if counted_out:
+            self._counted_out[room.id] = room
+        else:
+            self._counted_out.pop(room.id, None)
         if (room.remote_seats, room.away_since) != before:
             room.broadcast()
         self.poke(room)
@@ -279,11 +296,28 @@ class RedisPresence:
         room.send_state(conn)
 
     # ---- processes --------------------------------------------------------------------------
-    async def bury(self, dead: str) -> int:
-        """Mark the seats of the dead process ``dead`` away and drop its
-        connections, in every room where it had some. Returns how many rooms."""
-        return int(await self._bury(keys=[self._key("proc", dead, "rooms"), self.channel],
-                                    args=[self.prefix, dead, repr(time.time())]))
+    def lapsed(self, dead: set[str]) -> None:
+        """The processes whose heartbeat has lapsed are now ``dead``. If one
+        that was dead is not any more (it was taken for dead, and wrote its
+        presence again: perhaps while this process still counted it out, and
+        then nothing would read the room again), every room that left some
+        of its seats or connections out is read again."""
+        revived = bool(self.dead - dead)
+        self.dead = dead
+        if revived:
+            rooms, self._counted_out = self._counted_out, {}
+            for room in rooms.values():
+                if not room.closed:
+                    self.refresh(room)
+
+    async def bury(self, dead: str, cutoff: int) -> int | None:
+        """Remove the process ``dead`` from the heartbeats, mark its seats
+        away and drop its connections in every room where it had some, if
+        its last heartbeat is still older than ``cutoff`` (ms). Returns how
+        many rooms, or ``None`` if it was not buried (by this process)."""
+        keys = [self._key("proc", dead, "rooms"), self.channel, self._key("procs")]
+        rooms = await self._bury(keys=keys, args=[self.prefix, dead, repr(time.time()), cutoff])
+        return None if rooms is None else int(rooms)
 
     def reassert(self, rooms: list[Room]) -> None:
         """Write this process's connections and seats again (after Redis lost

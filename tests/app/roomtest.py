@@ -313,3 +313,15 @@ def finished_match(client: TestClient) -> tuple[str, str]:
         last = play_deal(peers)
         assert last["phase"] == "match_over", last
         return room, str(last["view"]["match_id"])
+
+
+class TextConn:
+    """A connection of a room driven without a socket: its ``seat`` and the
+    frames pushed to it, as text."""
+
+    def __init__(self) -> None:
+        self.seat: str | None = None
+        self.texts: list[str] = []
+
+    def push(self, text: str) -> None:
+        self.texts.append(text)

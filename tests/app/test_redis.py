@@ -25,6 +25,7 @@ import pytest
 import websockets
 from redis.exceptions import RedisError
 from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
+from roomtest import TextConn
 
 from app.lobby import Lobby
 from app.logs import room_ref
@@ -886,5 +887,140 @@ def test_a_write_to_a_redis_that_stays_silent_is_unknown_by_the_deadline(
             stored = await store.load("silentrm")
             assert stored is not None and [e.version for e in stored.entries] in ([0], [0, 1])
             await store.close()
+
+        asyncio.run(main())
+
+
+
+class TwoProcesses:
+    """The buses of two server processes A and B on one Redis, in one event
+    loop, whose beats and bus messages the test drives by hand (nothing runs
+    by itself but the presence writers): room ``takenfordead`` loaded on
+    both, Ann at red on A, Bob at black and a spectator on B."""
+
+    ROOM = "takenfordead"
+
+    async def open(self, url: str) -> None:
+        from types import SimpleNamespace
+
+        from app.bus import RedisBus
+        from app.storage.redis import RedisStorage
+        from app.store import MemoryRoomStore
+
+        self.stores = [RedisStorage(url), RedisStorage(url)]
+        self.buses: list[RedisBus] = []
+        self.rooms: list[Room] = []
+        for store in self.stores:
+            await store.open()
+            bus = RedisBus(store, Settings(redis_url=url))
+            lobby = SimpleNamespace(store=MemoryRoomStore(), bots=SimpleNamespace(poke=lambda r: None))
+            bus.lobby = lobby  # type: ignore[assignment]
+            bus.redis_presence.start()
+            await bus._beat_once(first=True)
+            room = Room.create("get-stuck", {}, room_id=self.ROOM)
+            room.presence = bus.presence
+            lobby.store.add(room)
+            self.buses.append(bus)
+            self.rooms.append(room)
+        self.a, self.b = self.buses
+        ann, bob, watcher = TextConn(), TextConn(), TextConn()
+        self.rooms[0].attach(ann)
+        self.rooms[0]._sit(ann, "red")
+        self.rooms[1].attach(bob)
+        self.rooms[1]._sit(bob, "black")
+        self.rooms[1].attach(watcher)
+        await self.settled(self.a, self.b)
+        assert self.shown_on_a()
+
+    async def settled(self, *hearing: Any) -> None:
+        """The presence writes queued are done; then each bus of ``hearing``
+        hears ``p {room}`` (as if published now) and reads the room."""
+        for bus in self.buses:
+            await bus.redis_presence._queue.join()
+        for bus in hearing:
+            bus._on(f"p {self.ROOM}")
+            await bus.redis_presence._queue.join()
+
+    async def lapse_b(self) -> None:
+        """B's last heartbeat is older than ``DEAD_MS`` (Redis was paused)."""
+        from app.presence import DEAD_MS
+
+        now = int(await self.a._now_ms())
+        await self.a.client.zadd("cb:procs", {self.b.proc: now - DEAD_MS - 1000})
+
+    def shown_on_a(self) -> bool:
+        """A shows Bob connected and B's two connections watching."""
+        room = self.rooms[0]
+        return (room.connected("black") and "black" not in room.away_since
+                and room.remote_watchers == 2 and room.watched)
+
+    async def close(self) -> None:
+        for bus in self.buses:
+            await bus.close()
+        for store in self.stores:
+            await store.close()
+
+
+def test_a_process_taken_for_dead_shows_connected_again(tmp_path: Path) -> None:
+    """Process B falls silent (Redis paused) and A buries it; B hears it was
+    taken for dead and writes its presence again, and A reads that while B
+    is still among its dead: A's next heartbeat, which finds B alive, shows
+    Bob (seated on B) connected and B's spectator watching again, without
+    any other change in the room (a seat shown away could be handed to a
+    computer, a room shown unwatched freed)."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            a, b, room = t.a, t.b, t.rooms[0]
+            await t.lapse_b()
+            await a._beat_once()
+            assert a.redis_presence.dead == {b.proc}
+            await t.settled(a)
+            assert not room.connected("black") and room.remote_watchers == 0
+            # B learns it was taken for dead and writes its presence again;
+            # A reads it while B is still among its dead.
+            await b._beat_once()
+            await t.settled(a)
+            assert not room.connected("black")
+            # A's next beat finds B alive: the room is read again.
+            await a._beat_once()
+            assert a.redis_presence.dead == set()
+            await t.settled()
+            assert t.shown_on_a()
+            await t.close()
+
+        asyncio.run(main())
+
+
+def test_a_process_that_beats_while_it_is_buried_is_not_buried(tmp_path: Path) -> None:
+    """A finds B's heartbeat lapsed, and B beats (and, had it been removed
+    already, writes its presence again) before A buries it: A buries it only
+    if its heartbeat is still lapsed, at once with removing it, so B's
+    presence is never lost without B knowing it."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            a, b = t.a, t.b
+            presence = a.redis_presence
+            bury = presence.bury
+
+            async def late_bury(*args: Any) -> Any:
+                await b._beat_once()
+                await t.settled()
+                return await bury(*args)
+
+            presence.bury = late_bury  # type: ignore[method-assign]
+            await t.lapse_b()
+            await a._beat_once()
+            presence.bury = bury  # type: ignore[method-assign]
+            await t.settled(a, b)
+            for bus in (a, b, a, b):
+                await bus._beat_once()
+            await t.settled(a, b)
+            assert t.shown_on_a()
+            assert str(await a.client.hget(f"cb:room:{t.ROOM}:seats", "black")).startswith(b.proc)
+            await t.close()
 
         asyncio.run(main())

@@ -29,6 +29,7 @@ from fastapi.testclient import TestClient
 from redistest import redis_server
 from roomtest import (
     Peer,
+    TextConn,
     connect,
     drain,
     make_client,
@@ -370,7 +371,7 @@ def test_chat_is_rate_limited(client: TestClient) -> None:
 
 def test_the_chat_rate_window_moves_on() -> None:
     room = Room.create("get-stuck", {})
-    conn = _Conn()
+    conn = TextConn()
     room.attach(conn)
     room.join(conn, "red", "Ann")
     for i in range(CHAT_RATE):
@@ -380,15 +381,6 @@ def test_the_chat_rate_window_moves_on() -> None:
     assert getattr(refused.value, "code", None) == "rate_limited"
     room.chat(conn, "the first has aged out", now=110.0)
     assert [m.text for m in room.chat_log][-1] == "the first has aged out"
-
-
-class _Conn:
-    def __init__(self) -> None:
-        self.seat: str | None = None
-        self.texts: list[str] = []
-
-    def push(self, text: str) -> None:
-        self.texts.append(text)
 
 
 def test_spectators_read_but_do_not_write_by_default(client: TestClient) -> None:
@@ -660,7 +652,7 @@ def test_the_new_token_survives_a_restart(client: TestClient) -> None:
         drain(peers)
         back = rebuilt(room_of(client, room_id))
         assert back.table == room_of(client, room_id).table
-        conn = _Conn()
+        conn = TextConn()
         back.attach(conn)
         back.resume(conn, token)
         assert conn.seat == "black"
