@@ -27,6 +27,7 @@ const LEVELS = root.dataset.levels.split(" ");
 const DEFAULT_LEVEL = root.dataset.defaultLevel;
 // "Play against the computer" opens /r/<room>?sit=<seat>: take that seat.
 let sitAt = new URLSearchParams(location.search).get("sit");
+let lastSeat = null;  // the seat this tab held last
 // A seat link (#seat=<token>) hands this page a seat: keep the token, and
 // take it out of the address bar at once.
 const linkedToken = tokenFromAddress();
@@ -284,6 +285,11 @@ const FRAME_HANDLERS = {
   state(f) {
     prev = state;
     state = f;
+    // Which way a watching tab faces (the boards that turn, Stucco's): the
+    // seat it lost to another tab, or the one it was asked to take, so that
+    // the table does not turn round under the player.
+    if (f.you) lastSeat = f.you;
+    else f.facing = (replaced && lastSeat) || sitAt || null;
     render();
     tellName();
     if (prev && dealStarted(prev, f)) closeReviewForNewDeal();

@@ -257,3 +257,26 @@ def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) 
     finish(pages, artifacts, "phone", target=20, phase="match_over")
     for ctx in contexts:
         ctx.close()
+
+
+def test_a_watching_tab_keeps_facing_its_seat(server: str, browser: Browser) -> None:
+    """A visitor asked to take North (``?sit=north``) sees the table from
+    North before sitting down, and a tab whose seat was opened in another
+    tab keeps facing that seat while it watches: the table no longer turns
+    round under the player (new-user pass)."""
+    url = create_room(server, "stucco", {"seed": 12})
+    ctx = browser.new_context(viewport={"width": 1100, "height": 900})
+    first = ctx.new_page()
+    first.goto(url + "?sit=north")
+    wait_version(first, 0)
+    bottom = first.locator("#board .st-hand.st-bottom")
+    expect(bottom).to_have_attribute("data-seat", "north")
+    first.get_by_placeholder("Your name").fill("Ann")
+    first.locator("#join-any").click()
+    expect(first.locator('.seat-row.you[data-seat="north"]')).to_be_visible()
+    second = ctx.new_page()  # the same browser: it resumes the seat
+    second.goto(url)
+    expect(second.locator('.seat-row.you[data-seat="north"]')).to_be_visible()
+    expect(first.locator(".seat-row.you")).to_have_count(0)  # the first tab watches now
+    expect(bottom).to_have_attribute("data-seat", "north")
+    ctx.close()
