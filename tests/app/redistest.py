@@ -132,10 +132,15 @@ class AppServer:
         self.env = {**os.environ, "CARDBOARD_REDIS_URL": redis_url, "CARDBOARD_BOT_POOL": "thread",
                     "CARDBOARD_BOT_WORKERS": "1", "CARDBOARD_BOT_PAUSE": "0",
                     "CARDBOARD_BOT_SECONDS": "0.05", **env}
-        self.args = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                     str(self.port), "--log-config", str(config), "--ws-max-size", "1048576",
-                     "--ws-per-message-deflate", "false"]
+        self.config = config
         self.proc: subprocess.Popen[bytes] | None = None
+        self.started = False
+
+    @property
+    def args(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
+                str(self.port), "--log-config", str(self.config), "--ws-max-size", "1048576",
+                "--ws-per-message-deflate", "false"]
 
     @property
     def base(self) -> str:
@@ -146,11 +151,24 @@ class AppServer:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> AppServer:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=out, stderr=out)
-        wait_for(lambda: urllib.request.urlopen(self.base + "/healthz", timeout=1).status == 200, 30,
-                 f"the server on port {self.port}")
-        return self
+        """Start the process and wait until it answers. A first start whose
+        port another process took meanwhile (``free_port`` only finds one
+        free at the time) is tried again on another port; a restart keeps
+        its port."""
+        for _ in range(3):
+            with self.log.open("ab") as out:
+                self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=out, stderr=out)
+            proc = self.proc
+            wait_for(lambda proc=proc: proc.poll() is not None  # type: ignore[misc]
+                     or urllib.request.urlopen(self.base + "/healthz", timeout=1).status == 200, 30,
+                     f"the server on port {self.port}")
+            if proc.poll() is None:
+                self.started = True
+                return self
+            if self.started or "address already in use" not in self.text():
+                break
+            self.port = free_port()
+        raise AssertionError(f"the server on port {self.port} did not start:\n{self.text()[-2000:]}")
 
     def kill(self) -> None:
         """``kill -9``."""
