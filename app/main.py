@@ -279,12 +279,10 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     def deal_of(found: Reviewed, number: int) -> Response:
         record = found.record
-        if number == len(record.deals) + 1 and not record.over and found.closed:
-            return JSONResponse({"detail": f"deal {number} was never finished: its room closed while"
-                                 " it was in play"}, status_code=404)
         if number == len(record.deals) + 1 and not record.over:
-            return JSONResponse({"detail": f"deal {number} is still in play: it can be reviewed once"
-                                 " it is over"}, status_code=404)
+            why = ("was never finished: its room closed while it was in play" if found.closed
+                   else "is still in play: it can be reviewed once it is over")
+            return JSONResponse({"detail": f"deal {number} {why}"}, status_code=404)
         try:
             review = deal_review(found, number)
         except RecordError as exc:

@@ -498,7 +498,7 @@ function readyButton() {
   const ready = r.ready.includes(state.you);
   const label = ready ? "Ready ✓" : over ? "Ready for a rematch" : `Ready for ${noun()} ${state.view.deal + 1}`;
   return el("button", { class: "btn primary", type: "button", "data-ready": ready ? "yes" : "no", disabled: ready,
-    onclick: (e) => { e.currentTarget.disabled = true; send({ type: "ready", version: state.version }); } }, label);
+    onclick: once(() => send({ type: "ready", version: state.version })) }, label);
 }
 
 /** "game" where a match is one game (Suitors, Romeo and Juliet), else "match". */
@@ -758,10 +758,11 @@ function join(seat) {
   return true;
 }
 
-/** A seat button's click handler: the button is disabled on its first click
- * (the state that answers draws it anew), so that a double click does not
- * send twice and earn a refusal ("you already sit at red") for the second;
- * `act` returning false (nothing sent) leaves it enabled. */
+/** A button's click handler (Ready, and the seats' buttons): the button is
+ * disabled on its first click (the state that answers draws it anew), so
+ * that a double click does not send twice and earn a refusal ("you already
+ * sit at red") for the second; `act` returning false (nothing sent) leaves
+ * it enabled. */
 function once(act) {
   return (e) => {
     const button = e.currentTarget;

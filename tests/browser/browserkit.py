@@ -12,17 +12,24 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 
-def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
-    """Create a room over the HTTP API; return its absolute URL."""
+def post_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Create a room over the HTTP API (``body`` as ``POST /api/rooms``
+    takes it, ``bots`` included); return the answer (``room``, ``url`` and,
+    with computer players, the ``seat`` left free)."""
     req = urllib.request.Request(
         base + "/api/rooms",
-        data=json.dumps({"game": game, "options": options or {}}).encode(),
+        data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json"},
         method="POST",
     )
     with urllib.request.urlopen(req, timeout=5) as r:
-        body = json.load(r)
-    return base + body["url"]
+        answer: dict[str, Any] = json.load(r)
+    return answer
+
+
+def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
+    """Create a room over the HTTP API; return its absolute URL."""
+    return base + post_room(base, {"game": game, "options": options or {}})["url"]
 
 
 def version(page: Page) -> int:

@@ -6,13 +6,11 @@ colours of your Suitors region while a Jumper is chosen."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import sit, wait_version
+from browserkit import create_room, post_room, sit, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 VIEWPORTS = [{"width": 1366, "height": 768}, {"width": 390, "height": 844}]
@@ -21,13 +19,7 @@ VIEWPORT_IDS = ["desktop", "phone"]
 
 def _room_with_computers(base: str, game: str, options: dict[str, Any]) -> tuple[str, str]:
     """A room whose other seats hold easy computer players: its URL and the seat left free."""
-    req = urllib.request.Request(
-        base + "/api/rooms",
-        data=json.dumps({"game": game, "options": options,
-                         "bots": {"level": "easy", "seats": "others"}}).encode(),
-        headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(req, timeout=5) as r:
-        body = json.load(r)
+    body = post_room(base, {"game": game, "options": options, "bots": {"level": "easy", "seats": "others"}})
     return base + body["url"], body["seat"]
 
 
@@ -136,7 +128,7 @@ def test_get_stuck_four_headers_and_seats_with_remove(server: str, browser: Brow
     beside them or under them. (At 1366 px the side panels are 300 px wide:
     "Grace (medium) South ♣" beside the indicator Ten used to push the
     label alone onto a second line, unlike the rows around it.)"""
-    url = server + "/r/" + _create(server, "get-stuck-4")
+    url = create_room(server, "get-stuck-4")
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     sit(page, url, "Ann", "N")
@@ -157,14 +149,6 @@ def test_get_stuck_four_headers_and_seats_with_remove(server: str, browser: Brow
     _no_sideways_scroll(page)
     page.locator(".side").screenshot(path=str(artifacts / f"get-stuck-4-remove-{viewport['width']}.png"))
     ctx.close()
-
-
-def _create(base: str, game: str) -> str:
-    req = urllib.request.Request(base + "/api/rooms", data=json.dumps({"game": game}).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(req, timeout=5) as r:
-        room: str = json.load(r)["room"]
-    return room
 
 
 # While a Jumper is chosen: the filter on the cards of your region (not lit,

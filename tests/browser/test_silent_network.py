@@ -8,13 +8,11 @@ lands (static/js/room.js, ANSWER_MS)."""
 
 from __future__ import annotations
 
-import json
 import random
-import urllib.request
 from pathlib import Path
 
 from blackhole import BlackholeProxy
-from browserkit import settled_shot, sit, version, wait_version
+from browserkit import post_room, settled_shot, sit, version, wait_version
 from playwright.sync_api import Browser, expect
 from test_restart import create_bot_room, my_turn
 
@@ -61,10 +59,7 @@ def test_a_move_into_a_silent_network_reconnects(browser: Browser, server: str,
 def _computers_room(base: str) -> str:
     """The path of a Get Stuck room where computer players hold both seats."""
     body = {"game": "get-stuck", "options": {"seed": 3}, "bots": {"level": "easy", "seats": "all"}}
-    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        url: str = json.load(r)["url"]
+    url: str = post_room(base, body)["url"]
     return url
 
 
