@@ -427,13 +427,17 @@ class SideView(_ServerModel):
 class LogEntry(_ServerModel):
     """A move of this deal: its seat, the move in notation (``None`` while the
     game keeps it secret from the recipient, as a Stucco pick before both
-    have picked), and a sentence that anyone may read. The sentence is sent
-    once per connection: a state leaves it out of the entries that an
-    earlier state sent to this connection carried (``docs/protocol.md``)."""
+    have picked), a sentence that anyone may read and ``by``, the name of who
+    made the move as the seat was shown then (a computer player's name for
+    the moves one made, standing in for a person or not). The sentence and
+    ``by`` are sent once per connection: a state leaves them out of the
+    entries that an earlier state sent to this connection carried
+    (``docs/protocol.md``)."""
 
     seat: str
     move: str | None
     text: str | None = Field(default=None, exclude_if=_absent)
+    by: str | None = Field(default=None, exclude_if=_absent)
 
 
 class FactorView(_ServerModel):

@@ -263,7 +263,7 @@ class Room:
         self._results: tuple[object, object, str] = (None, None, "")
         """The ended deals and the current deal's outcome that
         :meth:`_results_text` last wrote, and what it wrote."""
-        self._log_json: tuple[tuple[str, str, str] | None, int, str] = (None, 0, "")
+        self._log_json: tuple[tuple[str, str, str, str] | None, int, str] = (None, 0, "")
         """The start of this deal's log as JSON, without sentences: its last
         entry, how many entries, and their JSON (:meth:`_log_text`)."""
         self.away_at: dict[str, float] = {}
@@ -371,7 +371,7 @@ class Room:
     @property
     def log(self) -> list[LogEntry]:
         """This deal's moves with their sentences."""
-        return [LogEntry(seat=s, move=m, text=t) for s, m, t in self.table.log]
+        return [LogEntry(seat=s, move=m, text=t, by=b or None) for s, m, t, b in self.table.log]
 
     @property
     def holders(self) -> dict[str, Holder]:
@@ -1469,12 +1469,15 @@ class Room:
                             f" version {self.version}: here is the state now")
 
 
-def _log_entries(entries: tuple[tuple[str, str, str], ...], sentences: bool) -> list[dict[str, str]]:
-    """Log entries (seat, move, sentence) as a state frame's ``log`` writes
-    them, with their sentence or without (``docs/protocol.md``, "log")."""
+def _log_entries(entries: tuple[tuple[str, str, str, str], ...], sentences: bool
+                 ) -> list[dict[str, str]]:
+    """Log entries (seat, move, sentence, by) as a state frame's ``log``
+    writes them: with their sentence and who made the move (``by``, when
+    known), or with neither (``docs/protocol.md``, "log")."""
     if sentences:
-        return [{"seat": s, "move": m, "text": t} for s, m, t in entries]
-    return [{"seat": s, "move": m} for s, m, _ in entries]
+        return [{"seat": s, "move": m, "text": t, "by": b} if b else {"seat": s, "move": m, "text": t}
+                for s, m, t, b in entries]
+    return [{"seat": s, "move": m} for s, m, _, _ in entries]
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

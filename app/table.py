@@ -58,6 +58,7 @@ import base64
 import hashlib
 import re
 import secrets
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
@@ -285,7 +286,9 @@ class Table:
     order (free seats absent); ``moved_at`` pairs a seat with the version its
     last accepted move produced (this match); ``deal_started`` is the version
     at which the current deal was dealt; ``log`` is this deal's moves as
-    ``(seat, move, sentence)``; ``created`` is Unix seconds. ``match_id`` is
+    ``(seat, move, sentence, by)``, ``by`` naming who made the move as the
+    seat's holder was shown then (a computer player's name while one played
+    it, standing in or not; ``""`` if no one held it); ``created`` is Unix seconds. ``match_id`` is
     the id of the match in play, ``began`` when it began (Unix seconds;
     ``None`` for a rematch stored before rematches noted it).
     ``room_options`` are the room's settings (:data:`ROOM_OPTIONS`) as sorted
@@ -307,7 +310,7 @@ class Table:
     moved_at: tuple[tuple[str, int], ...] = ()
     deal_started: int = 0
     rematches: int = 0
-    log: tuple[tuple[str, str, str], ...] = ()
+    log: tuple[tuple[str, str, str, str], ...] = ()
     match_id: str = ""
     began: float | None = None
     room_options: tuple[tuple[str, bool], ...] = ()
@@ -554,11 +557,14 @@ class Table:
             text = f"{text}{FORCED_NOTE}"
         match = self.match.play(seat, move)
         version = self.version + 1
+        held = self.holder(seat)
+        by = "" if held is None else (
+            held.name if held.level is None else sys.intern(self.computer_name(seat, held.level)))
         # The other seats' pairs are kept, not made again: a move leaves two
         # new tuples for the collector to walk, not five.
         moved = (*(p for p in self.moved_at if p[0] != seat), (seat, version))
         table = _evolve(self, version=version, match=match, moved_at=moved,
-                        log=(*self.log, (seat, move, text)),
+                        log=(*self.log, (seat, move, text, by)),
                         ended_at=version if match.deal_over else self.ended_at)
         return table.hand_back(a.get("hand_back") or ())
 

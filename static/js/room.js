@@ -198,13 +198,14 @@ function patched(patch, text) {
   return frame;
 }
 
-// A log entry's sentence comes once per connection: later states leave it out
-// (docs/protocol.md, "log"). Keep them by deal and position, and fill them in.
+// A log entry's sentence, and who made the move, come once per connection:
+// later states leave them out (docs/protocol.md, "log"). Keep them by deal and
+// position, and fill them in.
 let sentences = [];
 function fillSentences(frame) {
   frame.view.log.forEach((entry, i) => {
-    if (entry.text != null) sentences[i] = entry.text;
-    else if (sentences[i] != null) entry.text = sentences[i];
+    if (entry.text != null) sentences[i] = { text: entry.text, by: entry.by };
+    else if (sentences[i] != null) Object.assign(entry, sentences[i]);
   });
   sentences.length = frame.view.log.length;
 }
@@ -774,11 +775,14 @@ function once(act) {
 function renderLog() {
   const log = els.log;
   log.replaceChildren();
-  const names = new Map(state.view.seats.filter((s) => s.name).map((s) => [s.seat, bareName(s)]));
+  const holders = new Map(state.view.seats.filter((s) => s.name).map((s) => [s.seat, s]));
   state.view.log.forEach((m, i) => {
     const text = m.text || `${m.seat}: ${m.move ?? "(secret)"}`;
     // Who moved, by name: the sentences name seats (a colour, a point of the compass, a Jack).
-    const who = names.get(m.seat);
+    // `by` is who made the move then: shown whole when someone else holds the seat now
+    // (the computer that stood in, a person since gone), else the holder's bare name.
+    const now = holders.get(m.seat);
+    const who = now && (m.by == null || m.by === now.name) ? bareName(now) : m.by;
     log.append(el("li", {}, el("span", { class: "n" }, `${i + 1}.`),
       ...(who ? [el("span", { class: "who" }, who), " "] : []), sentence(text)));
   });

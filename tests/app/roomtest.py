@@ -80,7 +80,7 @@ class Peer:
         self.last: dict[str, Any] | None = None
         self.token: str | None = None
         self.watching: list[dict[str, Any]] = []
-        self.sentences: list[str] = []
+        self.sentences: list[dict[str, str]] = []
         self.patches = 0  # patch frames received (and turned into states)
 
     def send(self, **frame: Any) -> None:
@@ -150,16 +150,18 @@ class Peer:
         return dict(frame)
 
     def _fill_sentences(self, log: list[dict[str, Any]]) -> None:
-        """Keep each log entry's sentence, sent once per connection, and put
-        it back where a later state leaves it out, as a client does
-        (``docs/protocol.md``, "log")."""
+        """Keep each log entry's sentence and ``by``, sent once per connection,
+        and put them back where a later state leaves them out, as a client
+        does (``docs/protocol.md``, "log")."""
         for i, entry in enumerate(log):
             if "text" in entry:
                 assert entry["text"], entry
-                self.sentences[i:i + 1] = [entry["text"]]
+                assert entry.get("by", "?"), entry
+                self.sentences[i:i + 1] = [{k: entry[k] for k in ("text", "by") if k in entry}]
             else:
+                assert "by" not in entry, f"entry {i} came with its author but not its sentence"
                 assert i < len(self.sentences), f"entry {i} came without its sentence"
-                entry["text"] = self.sentences[i]
+                entry.update(self.sentences[i])
         del self.sentences[len(log):]
 
     def state(self) -> dict[str, Any]:

@@ -293,6 +293,10 @@ def test_an_absent_players_seat_is_handed_over_and_back(client: TestClient) -> N
             assert mine["version"] == played["version"] + 1
             assert seat_of(mine, "black") == {"seat": "black", "name": "Bob", "kind": "human",
                                               "connected": True}
+            # The log names who made each move then: the computer that stood in for Bob,
+            # though the seat is Bob's again (each entry's sentence and `by` come once).
+            by = [(e["seat"], e["by"]) for e in mine["view"]["log"]]
+            assert by and set(by) == {("red", "Ann"), ("black", "Alan (easy)")}
             red = until(ann, lambda s: s["version"] == mine["version"])
             assert red["view"]["seats"] == mine["view"]["seats"]
             ann.send(type="move", move=red["legal_moves"][0], version=red["version"])
@@ -302,6 +306,7 @@ def test_an_absent_players_seat_is_handed_over_and_back(client: TestClient) -> N
                 bob.send(type="move", move=turn["legal_moves"][0], version=turn["version"])
                 last = until(bob, lambda s: s["version"] == turn["version"] + 1)["view"]["log"][-1]
                 assert last["seat"] == "black" and last["move"] == turn["legal_moves"][0]
+                assert last["by"] == "Bob"
     assert lobby_of(client).bots.refused == 0
 
 

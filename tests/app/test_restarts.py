@@ -483,9 +483,9 @@ def check_frames(room: RoomPlay, actions: list[dict[str, Any]]) -> None:
         log = f["view"]["log"]
         # A sentence comes once per connection (docs/protocol.md, "log"):
         # where it is sent it is the record's.
-        assert [(e["seat"], e.get("text", x)) for e, (_, _, x) in zip(log, t.log, strict=False)] \
-            == [(s, x) for s, _, x in t.log], where
-        for e, (seat, move, _) in zip(log, t.log, strict=True):
+        assert [(e["seat"], e.get("text", x)) for e, (_, _, x, _) in zip(log, t.log, strict=False)] \
+            == [(s, x) for s, _, x, _ in t.log], where
+        for e, (seat, move, _, _) in zip(log, t.log, strict=True):
             assert e["move"] in (move, None), where
             if e["move"] is None:
                 assert game.public_move(state, seat, move, you) is None, where

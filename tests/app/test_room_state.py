@@ -296,8 +296,9 @@ def test_the_log_in_a_state_frame_is_the_deal_s_log_at_every_move() -> None:
     room, conns = seated_room("get-stuck-4", seed=11)
 
     def expected(texts_from: int) -> list[dict]:
-        return [{"seat": s, "move": m, "text": t} if i >= texts_from else {"seat": s, "move": m}
-                for i, (s, m, t) in enumerate(room.table.log)]
+        return [{"seat": s, "move": m, "text": t, "by": b} if i >= texts_from
+                else {"seat": s, "move": m}
+                for i, (s, m, t, b) in enumerate(room.table.log)]
 
     checked = 0
     for deal in range(2):
@@ -363,7 +364,7 @@ def test_state_frames_are_ascii_and_read_back_as_what_they_say() -> None:
             assert [s["name"] for s in frame["view"]["seats"]] == names
             assert frame["view"]["log"][-1]["text"] == room.table.log[-1][2]
             frames += 1
-    assert any(not t.isascii() for _, _, t in room.table.log)  # the sentences name suits
+    assert any(not t.isascii() for _, _, t, _ in room.table.log)  # the sentences name suits
     outcome = json.loads(room.state_text(None))["view"]["outcome"]
     assert outcome is not None and outcome == room.match.outcomes[-1].to_json()
     assert frames > 10

@@ -358,13 +358,14 @@ def test_two_seats_acting_on_one_version_are_both_accepted(pick_client: TestClie
         assert sa1["version"] == v + 1
         assert sb1["view"]["board"] == {"a": True, "b": False}  # a's pick is hidden from b
         assert sa1["view"]["board"] == {"a": 3, "b": False}
-        assert sa1["view"]["log"] == [{"seat": "a", "move": "3", "text": "a picks"}]
-        assert sb1["view"]["log"] == [{"seat": "a", "move": None, "text": "a picks"}]
+        assert sa1["view"]["log"] == [{"seat": "a", "move": "3", "text": "a picks", "by": "P0"}]
+        assert sb1["view"]["log"] == [{"seat": "a", "move": None, "text": "a picks", "by": "P0"}]
         sa2, sb2 = drain([a, b])
         assert sa2["version"] == v + 2 and sa2["phase"] == "match_over"
         assert sb2["view"]["board"] == {"a": 3, "b": 2}
         assert sa2["view"]["log"] == sb2["view"]["log"] == [
-            {"seat": "a", "move": "3", "text": "a picks"}, {"seat": "b", "move": "2", "text": "b picks"}]
+            {"seat": "a", "move": "3", "text": "a picks", "by": "P0"},
+            {"seat": "b", "move": "2", "text": "b picks", "by": "P1"}]
         assert sa2["view"]["match_winners"] == ["a"]
 
 

@@ -105,6 +105,7 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     sit(ann, url, "Ann", "red")
     sit(bob, url, "Bob", "black")
     expect(ann.locator("#room")).to_have_attribute("data-phase", "playing")
+    bob_saved = bob_ctx.storage_state()  # his seat's token, for when he comes back
     bob_ctx.close()  # Bob's laptop goes to sleep in the middle of the deal
     button = ann.locator('button[data-hand-over="black"]')
     expect(button).to_be_visible(timeout=15_000)  # after the handover time (2 s here)
@@ -118,4 +119,14 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     # The computer plays black's turns: Ann's moves are answered.
     play_turns(ann, random.Random(1), 4)
     expect(ann.locator("#log li", has_text="Black moves").first).to_be_visible()
+    # Bob comes back and has his seat again; the log still names the computer
+    # for the moves it made for him, not Bob.
+    back_ctx = browser.new_context(storage_state=bob_saved)
+    back_ctx.new_page().goto(url)
+    expect(row.locator(".seat-name")).to_have_text("Bob", timeout=15_000)
+    black = ann.locator("#log li", has_text="Black moves")
+    expect(black.first.locator(".who")).to_have_text("Alan (easy)")
+    expect(ann.locator("#log li", has_text="Red moves").first.locator(".who")).to_have_text("Ann")
+    ann.screenshot(path=str(artifacts / "bots-handed-back.png"))
+    back_ctx.close()
     ann_ctx.close()
