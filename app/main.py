@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
@@ -116,6 +116,20 @@ class RecordText(BaseModel):
 
 
 NOT_JSON = "the body must be a JSON object in UTF-8"
+
+
+def _deal_number(raw: Any) -> int:
+    """A deal's number in an address, from 1 (``/deals/2``): digits only, so
+    that ``/deals/1.0`` or ``/deals/+1`` is refused, not read as deal 1.
+    Raises ``ValueError`` with a sentence otherwise."""
+    text = str(raw)
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise ValueError(f"{excerpt(text)!r} is not a deal number: write a whole number such as 1")
+    return int(text)
+
+
+DealNumber = Annotated[int, BeforeValidator(_deal_number)]
+"""The ``number`` of a ``…/deals/<number>`` address (see :func:`_deal_number`)."""
 """What a request whose body is not JSON at all is told (422)."""
 
 
@@ -222,8 +236,11 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
         if first.get("type") == "json_invalid":
             return JSONResponse({"detail": NOT_JSON}, status_code=422)
-        where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
-        return JSONResponse({"detail": excerpt(f"{where}: {first['msg']}")}, status_code=422)
+        where = ".".join(str(p) for p in first["loc"] if p not in ("body", "path")) or "body"
+        msg = first["msg"]
+        if first.get("type") == "value_error":  # our own checks: their sentence alone
+            msg = str(first.get("ctx", {}).get("error", msg))
+        return JSONResponse({"detail": excerpt(f"{where}: {msg}")}, status_code=422)
 
     # ---- API ------------------------------------------------------------------------------
     @app.get("/healthz")
@@ -310,7 +327,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         return await look_up(lambda: history.room(room_id), no_room, summary)
 
     @app.get("/api/rooms/{room_id}/deals/{number}", response_model=DealReview)
-    async def room_deal(room_id: str, number: int) -> Response:
+    async def room_deal(room_id: str, number: DealNumber) -> Response:
         return await look_up(lambda: history.room(room_id), no_room, lambda f: deal_of(f, number))
 
     @app.get("/api/matches/{match_id}", response_model=MatchReview)
@@ -318,7 +335,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         return await look_up(lambda: history.match(match_id), no_match, summary)
 
     @app.get("/api/matches/{match_id}/deals/{number}", response_model=DealReview)
-    async def match_deal(match_id: str, number: int) -> Response:
+    async def match_deal(match_id: str, number: DealNumber) -> Response:
         return await look_up(lambda: history.match(match_id), no_match, lambda f: deal_of(f, number))
 
     def checked(body: RecordText, answer: Callable[[Reviewed], Response]) -> Response:
@@ -334,7 +351,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         return await history.work(checked, body, summary)
 
     @app.post("/api/records/deals/{number}", response_model=DealReview)
-    async def record_deal(body: RecordText, number: int) -> Response:
+    async def record_deal(body: RecordText, number: DealNumber) -> Response:
         return await history.work(checked, body, lambda found: deal_of(found, number))
 
     # ---- pages ----------------------------------------------------------------------------

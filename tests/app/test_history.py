@@ -183,6 +183,10 @@ def test_a_match_in_play_gives_only_its_finished_deals(client: TestClient) -> No
         for n, why in ((2, "still in play"), (3, "no deal 3"), (0, "no deal 0")):
             r = client.get(f"/api/rooms/{room}/deals/{n}")
             assert r.status_code == 404 and why in r.json()["detail"], r.text
+        for n in ("1.0", "+1", "-1", "1e0", "one", "١"):  # deal 1 written otherwise is refused
+            r = client.get(f"/api/rooms/{room}/deals/{n}")
+            assert r.status_code == 422, r.text
+            assert r.json()["detail"] == f"number: {n!r} is not a deal number: write a whole number such as 1"
         # The match's own page exists only once it is over.
         assert client.get(f"/api/matches/{match_id}").status_code == 404
         missing = client.get(f"/m/{match_id}.txt")  # said as text, as a record would be
