@@ -233,7 +233,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "bad request"}
+        first: dict[str, Any] = dict(exc.errors()[0]) if exc.errors() else {"loc": (), "msg": "bad request"}
         if first.get("type") == "json_invalid":
             return JSONResponse({"detail": NOT_JSON}, status_code=422)
         where = ".".join(str(p) for p in first["loc"] if p not in ("body", "path")) or "body"
