@@ -27,6 +27,17 @@ def post_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+def computer_room(base: str, game: str, options: dict[str, Any] | None = None,
+                  levels: dict[str, str] | None = None, seats: str = "others") -> dict[str, Any]:
+    """A room whose ``seats`` (``"others"``: all but one, ``"all"``) hold easy
+    computer players, some at other ``levels`` (seat → level); the answer of
+    :func:`post_room` (``url``, ``room`` and the free ``seat``)."""
+    bots: dict[str, Any] = {"level": "easy", "seats": seats}
+    if levels:
+        bots["levels"] = levels
+    return post_room(base, {"game": game, "options": options or {}, "bots": bots})
+
+
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:
     """Create a room over the HTTP API; return its absolute URL."""
     return base + post_room(base, {"game": game, "options": options or {}})["url"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import play_turns, settled_shot, violations, wait_version, watched
+from browserkit import computer_room, play_turns, settled_shot, violations, wait_version, watched
 from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect
 
@@ -37,21 +37,11 @@ def api(base: str, path: str, body: dict[str, Any] | None = None) -> Any:
         return json.load(r)
 
 
-def computer_room(base: str, game: str, levels: dict[str, str] | None = None,
-                  **options: Any) -> dict[str, Any]:
-    """A room whose other seats hold easy computer players (some at
-    ``levels``, seat → level)."""
-    made: dict[str, Any] = api(base, "/api/rooms", {
-        "game": game, "options": options,
-        "bots": {"level": "easy", "seats": "others", "levels": levels or {}}})
-    return made
-
-
 def finish_over_socket(base: str, game: str, levels: dict[str, str] | None = None,
                        **options: Any) -> tuple[dict[str, Any], str]:
     """A whole match against computer players, the person's moves chosen at
     random over the websocket; returns the room made and the match id."""
-    made = computer_room(base, game, levels, **options)
+    made = computer_room(base, game, options, levels)
     rng = random.Random(4)
     with connect(base.replace("http", "ws", 1) + "/ws/" + made["room"]) as ws:
         ws.send(json.dumps({"type": "join", "seat": made["seat"], "name": "Ann"}))
@@ -91,7 +81,7 @@ def expect_step(page: Page, step: int, review: dict[str, Any]) -> None:
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser, artifacts: Path,
                                                    device: str) -> None:
-    made = computer_room(server, "get-stuck-4", seed=31)
+    made = computer_room(server, "get-stuck-4", {"seed": 31})
     ctx = browser.new_context(**(DESKTOP if device == "desktop" else PHONE))
     errors: list[str] = []
     page = watched(ctx, errors)
@@ -332,7 +322,7 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     then closes by itself when the next deal (or a rematch) starts, and the
     live table shows: the review's board looked live, and the real one
     stayed hidden until "Back to the table"."""
-    made = computer_room(server, "get-stuck", deals=2, seed=12)
+    made = computer_room(server, "get-stuck", {"deals": 2, "seed": 12})
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
     page = watched(ctx, errors)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import create_room, post_room, sit, wait_version
+from browserkit import computer_room, create_room, sit, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 VIEWPORTS = [{"width": 1366, "height": 768}, {"width": 390, "height": 844}]
@@ -19,7 +19,7 @@ VIEWPORT_IDS = ["desktop", "phone"]
 
 def _room_with_computers(base: str, game: str, options: dict[str, Any]) -> tuple[str, str]:
     """A room whose other seats hold easy computer players: its URL and the seat left free."""
-    body = post_room(base, {"game": game, "options": options, "bots": {"level": "easy", "seats": "others"}})
+    body = computer_room(base, game, options)
     return base + body["url"], body["seat"]
 
 

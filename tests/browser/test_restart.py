@@ -7,12 +7,10 @@ makes a move and the computer player answers (docs/protocol.md, "Restarts")."""
 
 from __future__ import annotations
 
-import json
 import random
-import urllib.request
 from pathlib import Path
 
-from browserkit import settled_shot, sit, version, wait_version
+from browserkit import computer_room, settled_shot, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
 from serverproc import STOPPED, Server
 
@@ -21,11 +19,7 @@ RESTARTING = "Server restarting, reconnecting…"
 
 def create_bot_room(base: str) -> tuple[str, str]:
     """A Get Stuck room with a computer player; its URL and the seat left free."""
-    body = {"game": "get-stuck", "options": {"seed": 21}, "bots": {"level": "easy", "seats": "others"}}
-    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        answer = json.load(r)
+    answer = computer_room(base, "get-stuck", {"seed": 21})
     return base + answer["url"], answer["seat"]
 
 

@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 
 from blackhole import BlackholeProxy
-from browserkit import post_room, settled_shot, sit, version, wait_version
+from browserkit import computer_room, settled_shot, sit, version, wait_version
 from playwright.sync_api import Browser, expect
 from test_restart import create_bot_room, my_turn
 
@@ -58,8 +58,7 @@ def test_a_move_into_a_silent_network_reconnects(browser: Browser, server: str,
 
 def _computers_room(base: str) -> str:
     """The path of a Get Stuck room where computer players hold both seats."""
-    body = {"game": "get-stuck", "options": {"seed": 3}, "bots": {"level": "easy", "seats": "all"}}
-    url: str = post_room(base, body)["url"]
+    url: str = computer_room(base, "get-stuck", {"seed": 3}, seats="all")["url"]
     return url
 
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import create_room, sit, version, wait_version
+from browserkit import computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 DESKTOP = {"width": 1366, "height": 768}
@@ -50,12 +49,7 @@ def remember(name: str) -> str:
 
 def bot_room(base: str, game: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
     """A room with easy computer players in every seat but the first."""
-    body = {"game": game, "options": options or {}, "bots": {"level": "easy", "seats": "others"}}
-    req = urllib.request.Request(base + "/api/rooms", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(req, timeout=5) as r:
-        answer: dict[str, Any] = json.load(r)
-    return answer
+    return computer_room(base, game, options)
 
 
 @pytest.fixture
