@@ -14,6 +14,11 @@ several processes serve the same rooms, and :class:`RedisBus` connects them
   (:meth:`app.rooms.Room.sync`). A gap (a lost message) is healed by the
   same read: it always starts at the room's own version. Only ids and
   versions are published: the entries stay on the server side.
+* **Notes.** ``"n {room}"``: a chat message or the spectators' mute was
+  stored somewhere. Every process that has the room loaded reads its notes
+  again and sends its own connections what is new to them
+  (:meth:`app.rooms.Room.take_notes`), so the chat and the mute are the same
+  whichever process a socket reaches.
 * **Presence.** ``"p {room}"``: a connection opened or closed, or a seat was
   taken, somewhere; see :mod:`app.presence`.
 * **Heartbeats.** Every process writes its heartbeat each second; a process
@@ -177,6 +182,7 @@ class RedisBus:
         self._tasks: list[asyncio.Task[None]] = []
         self._syncing: dict[str, int | None] = {}
         self._checking: set[str] = set()  # rooms whose next catch-up also checks the storage
+        self._noting: dict[str, bool] = {}  # rooms whose notes are being read: read again after?
         self._release = self.client.register_script(_RELEASE)
         self._renew = self.client.register_script(_RENEW)
         self._take = self.client.register_script(_TAKE)
@@ -256,6 +262,34 @@ class RedisBus:
                 self.sync(room, int(version))
         elif kind == "p":
             self.redis_presence.refresh(room)
+        elif kind == "n":
+            self.read_notes(room)
+
+    def read_notes(self, room: Room) -> None:
+        """Read ``room``'s notes (chat, the spectators' mute) from Redis in the
+        background and bring the room up to them (:meth:`app.rooms.Room.take_notes`),
+        one read per room at a time: a note told during a read is read after it."""
+        if room.id in self._noting:
+            self._noting[room.id] = True
+            return
+        self._noting[room.id] = False
+        asyncio.get_running_loop().create_task(self._read_notes(room), name=f"room {room.id}: notes")
+
+    async def _read_notes(self, room: Room) -> None:
+        try:
+            while True:
+                try:
+                    notes = await self.storage.notes(room.id)
+                except StorageError as exc:
+                    log.warning("room %s: cannot read its notes (%s); read on the next one", room.id, exc)
+                    return
+                if not room.closed:
+                    room.take_notes(notes)
+                if not self._noting.get(room.id):
+                    return
+                self._noting[room.id] = False
+        finally:
+            self._noting.pop(room.id, None)
 
     def _room(self, room_id: str) -> Room | None:
         if self.lobby is None:
@@ -310,6 +344,7 @@ class RedisBus:
         rooms = [r for r in (self._room(i) for i in self._ids()) if r is not None]
         for room in rooms:
             self.sync(room, None, check=True)
+            self.read_notes(room)
         self.redis_presence.reassert(rooms)
 
     def _ids(self) -> list[str]:

@@ -54,7 +54,7 @@ import contextlib
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -313,13 +313,7 @@ class Room:
             if h.kind == "human":
                 room.away_since[seat] = room.idle_since or 0.0
                 room.away_at[seat] = wall
-        for note in stored.notes:
-            if note.kind == "chat":
-                room.keep_chat(ChatMessage(sender=note.data.get("from"), seat=note.data.get("seat"),
-                                           text=str(note.data.get("text", "")), at=note.at))
-            elif note.kind == "mute":
-                by = note.data.get("by")
-                room.muted_by = None if by is None else str(by)
+        room.take_notes(stored.notes)
         return room
 
     # ---- the table ----------------------------------------------------------------------
@@ -1399,12 +1393,42 @@ class Room:
                      "began": time.time()})
 
     # ---- chat -------------------------------------------------------------------------
-    def keep_chat(self, message: ChatMessage) -> None:
+    def keep_chat(self, message: ChatMessage) -> bool:
         """Add ``message`` to :attr:`chat_log`, which keeps the last
-        :data:`CHAT_HISTORY` (the oldest goes)."""
+        :data:`CHAT_HISTORY` (the oldest goes), and send it to every
+        connection; False (nothing done) if it is kept already (read back
+        from the storage first, :meth:`take_notes`)."""
+        if message in self.chat_log:
+            return False
         self.chat_log.append(message)
         if len(self.chat_log) > CHAT_HISTORY:
             del self.chat_log[0]
+        frame = dump(message)
+        for c in self.connections:
+            c.push(frame)
+        return True
+
+    def take_notes(self, notes: Iterable[Note]) -> None:
+        """Bring the chat and the spectators' mute up to the room's stored
+        ``notes`` (oldest first), some of which another server process may
+        have written (``app.bus``, ``"n {room}"``): each of the last
+        :data:`CHAT_HISTORY` chat messages not kept yet is kept and sent to
+        every connection (:meth:`keep_chat`); a changed mute is sent to
+        everyone as the state."""
+        chats = [n for n in notes if n.kind == "chat"][-CHAT_HISTORY:]
+        mutes = [n for n in notes if n.kind == "mute"]
+        for note in chats:
+            self.keep_chat(ChatMessage(sender=note.data.get("from"), seat=note.data.get("seat"),
+                                       text=str(note.data.get("text", "")), at=note.at))
+        if self.chat_log != sorted(self.chat_log, key=lambda m: m.at):
+            self.chat_log.sort(key=lambda m: m.at)
+        if mutes:
+            by = mutes[-1].data.get("by")
+            muted_by = None if by is None else str(by)
+            if muted_by != self.muted_by:
+                self.muted_by = muted_by
+                if self.connections:
+                    self.broadcast()
 
     def chat(self, conn: Connection, text: str, now: float | None = None) -> None:
         """``conn`` writes ``text`` (already cleaned, ``app.protocol.clean_chat``)
@@ -1439,9 +1463,6 @@ class Room:
 
         def then() -> None:
             self.keep_chat(message)
-            frame = dump(message)
-            for c in self.connections:
-                c.push(frame)
 
         self._note("chat", {"from": sender, "seat": seat, "text": text}, then, at=at)
 

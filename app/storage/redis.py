@@ -112,10 +112,12 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1)
+redis.call('PUBLISH', KEYS[4], 'n ' .. ARGV[4])
 return 1
 """
-"""KEYS: meta, the room's note kinds, that kind's list; ARGV: kind,
-``"{at} {data JSON}"``, how many to keep. 0 if there is no such room."""
+"""KEYS: meta, the room's note kinds, that kind's list, the bus channel;
+ARGV: kind, ``"{at} {data JSON}"``, how many to keep, the room id. Publishes
+``"n {room}"`` (:mod:`app.bus`). 0 if there is no such room."""
 
 _CREATE = _INDEX + """
 if redis.call('SISMEMBER', KEYS[7], redis.sha1hex(ARGV[2])) == 1 then return -3 end
@@ -424,8 +426,8 @@ class RedisStorage:
         kinds = self._notes_key(room_id)
         try:
             added = await self._note(
-                keys=[self._room_keys(room_id)[0], kinds, f"{kinds}:{note.kind}"],
-                args=[note.kind, f"{_text(note.at)} {note.text()}", NOTES_KEPT])
+                keys=[self._room_keys(room_id)[0], kinds, f"{kinds}:{note.kind}", self.channel],
+                args=[note.kind, f"{_text(note.at)} {note.text()}", NOTES_KEPT, room_id])
         except RedisError as exc:
             raise self._error(exc) from None
         if not added:
@@ -433,29 +435,38 @@ class RedisStorage:
 
     async def load(self, room_id: str) -> StoredRoom | None:
         meta_key, log_key = self._room_keys(room_id)
-        kinds_key = self._notes_key(room_id)
         try:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(meta_key)
                 pipe.lrange(log_key, 0, -1)
-                pipe.smembers(kinds_key)
-                fields, texts, kinds = await pipe.execute()
-            kinds = sorted(str(k) for k in kinds)
+                fields, texts = await pipe.execute()
+            notes = await self.notes(room_id)
+        except RedisError as exc:
+            raise self._error(exc) from None
+        if not fields:
+            return None
+        return StoredRoom(_meta(fields), tuple(parse_entry(t) for t in texts), notes)
+
+    async def notes(self, room_id: str) -> tuple[Note, ...]:
+        """The room's stored notes (the last kept of each kind), oldest first;
+        none for a room Redis does not hold. Raises ``StorageError`` (Redis
+        unreachable) and ``StorageDamaged``."""
+        kinds_key = self._notes_key(room_id)
+        try:
+            kinds = sorted(str(k) for k in await self.client.smembers(kinds_key))
             async with self.client.pipeline(transaction=False) as pipe:
                 for kind in kinds:
                     pipe.lrange(f"{kinds_key}:{kind}", 0, -1)
                 lists = await pipe.execute() if kinds else []
         except RedisError as exc:
             raise self._error(exc) from None
-        if not fields:
-            return None
         notes = []
         for kind, items in zip(kinds, lists, strict=True):
             for item in items:
                 at, _, data = str(item).partition(" ")
                 notes.append(Note.parse(kind, float(at), data))
         notes.sort(key=lambda n: n.at)
-        return StoredRoom(_meta(fields), tuple(parse_entry(t) for t in texts), tuple(notes))
+        return tuple(notes)
 
     def _match_keys(self, room_id: str) -> tuple[str, str]:
         """The room's list of match ids and the global match index."""

@@ -1024,3 +1024,55 @@ def test_a_process_that_beats_while_it_is_buried_is_not_buried(tmp_path: Path) -
             await t.close()
 
         asyncio.run(main())
+
+
+def test_chat_and_the_mute_reach_every_process(cluster: Cluster) -> None:
+    """A chat message written on one process reaches the connections of the
+    other at once and is in the history a new connection there gets; a
+    player's mute of the spectators holds for a spectator on the other
+    process too (docs/scaling.md, "Chat and spectators across processes")."""
+    servers = cluster.servers
+
+    def chats(client: Client) -> list[str]:
+        return [f["text"] for f in client.frames if f["type"] == "chat"]
+
+    async def main() -> None:
+        room = servers[0].post("/api/rooms", {"game": "get-stuck",
+                                              "options": {"spectator_chat": True}})["room"]
+        ann = await Client("ann@0").connect(servers[0].ws, room)
+        await ann.send(type="join", seat="red", name="Ann")
+        await ann.until(lambda: ann.token is not None, "joined")
+        spectator = await Client("spectator@1").connect(servers[1].ws, room)
+        await ann.send(type="chat", text="hello from process 0")
+        await spectator.until(lambda: chats(spectator) == ["hello from process 0"],
+                              "Ann's message on the other process", 5)
+        await spectator.send(type="chat", text="hello from process 1")
+        await ann.until(lambda: chats(ann) == ["hello from process 0", "hello from process 1"],
+                        "the spectator's message on the first process", 5)
+        for server in servers:
+            late = await Client("late").connect(server.ws, room)
+            await late.until(lambda c=late: len(chats(c)) == 2, "the chat history", 5)
+            assert chats(late) == ["hello from process 0", "hello from process 1"]
+            await late.close()
+        assert chats(spectator) == ["hello from process 0", "hello from process 1"]
+
+        version = ann.last["version"]
+        await ann.send(type="mute_spectators", mute=True)
+        await spectator.until(lambda: spectator.last["view"]["chat"].get("spectators") == "muted",
+                              "the mute on the other process", 5)
+        assert spectator.last["view"]["chat"]["muted_by"] == "Ann"
+        assert spectator.last["version"] == version
+        late = await Client("late spectator@1").connect(servers[1].ws, room)
+        assert late.last["view"]["chat"]["spectators"] == "muted"
+        await late.send(type="chat", text="can anyone hear me?")
+        await late.until(lambda: bool(late.errors("muted")), "the muted refusal", 5)
+        await ann.send(type="mute_spectators", mute=False)
+        await spectator.until(lambda: spectator.last["view"]["chat"].get("spectators") == "on",
+                              "the unmute on the other process", 5)
+        await spectator.send(type="chat", text="thanks")
+        await ann.until(lambda: chats(ann)[-1:] == ["thanks"], "the spectator's message again", 5)
+        assert "can anyone hear me?" not in chats(ann) + chats(spectator)
+        for client in (ann, spectator, late):
+            await client.close()
+
+    asyncio.run(main())
