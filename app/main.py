@@ -300,6 +300,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             why = ("was never finished: its room closed while it was in play" if found.closed
                    else "is still in play: it can be reviewed once it is over")
             return JSONResponse({"detail": f"deal {number} {why}"}, status_code=404)
+        if number > len(record.deals) + 1 and not record.over and not found.closed:
+            return JSONResponse({"detail": f"deal {number} has not been dealt yet: deal"
+                                           f" {len(record.deals) + 1} is in play"}, status_code=404)
         try:
             review = deal_review(found, number)
         except RecordError as exc:

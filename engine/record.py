@@ -133,9 +133,13 @@ class Record:
     def deal(self, number: int) -> DealRecord:
         """Deal ``number`` (1-based). Raises :class:`RecordError` if the record
         has no such deal."""
-        if not 1 <= number <= len(self.deals):
-            raise RecordError(f"the record has no deal {number}: it holds deals 1 to"
-                              f" {len(self.deals)}" if self.deals else "the record holds no deal")
+        held = len(self.deals)
+        if number < 1:
+            raise RecordError(f"there is no deal {number}: deals are numbered from 1")
+        if number > held:
+            holds = ("no deal yet" if held == 0 else "deal 1" if held == 1
+                     else f"deals 1 to {held}")
+            raise RecordError(f"the record has no deal {number}: it holds {holds}")
         return self.deals[number - 1]
 
 

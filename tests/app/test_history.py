@@ -180,7 +180,10 @@ def test_a_match_in_play_gives_only_its_finished_deals(client: TestClient) -> No
         assert client.get(f"/api/rooms/{room}/deals/1").status_code == 200
         me.send(type="next_deal", version=state["version"])
         until(me, lambda s: s["phase"] == "playing" and s["view"]["deal"] == 2)
-        for n, why in ((2, "still in play"), (3, "no deal 3"), (0, "no deal 0")):
+        for n, why in ((2, "deal 2 is still in play"),
+                       (3, "deal 3 has not been dealt yet: deal 2 is in play"),
+                       (0, "there is no deal 0: deals are numbered from 1"),
+                       ("00", "there is no deal 0: deals are numbered from 1")):
             r = client.get(f"/api/rooms/{room}/deals/{n}")
             assert r.status_code == 404 and why in r.json()["detail"], r.text
         for n in ("1.0", "+1", "-1", "1e0", "one", "١"):  # deal 1 written otherwise is refused

@@ -601,6 +601,8 @@ def test_a_deal_cannot_be_given_to_a_seat_that_never_starts() -> None:
     record = read_record(small_record())
     with pytest.raises(RecordError, match="the record has no deal 3: it holds deals 1 to 2"):
         play_again(record, 3, 1)
+    with pytest.raises(RecordError, match="there is no deal 0: deals are numbered from 1"):
+        record.deal(0)
     romeo = Match.new("romeo-and-juliet", {}, 3)
     romeo = play_deal(romeo, random.Random(3))
     text = write_record(romeo).replace('starter="red"', 'starter="black"')
