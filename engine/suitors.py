@@ -635,7 +635,8 @@ class Suitors(Game[SuitorsState]):
         start, end = b.names[line[0]], b.names[line[-1]]
         if not legal:
             return f"{who} jumps from {start} to {end}"
-        jumped = [f"the {pretty(state.cells[sq])}" for sq in line[1:]]
+        jumped = ["its own Jack" if state.cells[sq] == seat else f"the {pretty(state.cells[sq])}"
+                  for sq in line[1:]]
         over = jumped[0] if len(jumped) == 1 else ", ".join(jumped[:-1]) + " and " + jumped[-1]
         what = "" if jumper == seat else f" the {pretty(jumper)}"
         return f"{who} jumps{what} from {start} to {end} over {over}"
