@@ -22,7 +22,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import TemplateNotFound
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
@@ -435,4 +442,18 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-app = create_app()
+def _app_from_environment() -> FastAPI:
+    """The server as the environment's settings make it. A setting that is
+    wrong stops the process with one line per problem that names it and
+    says why (``SystemExit``), not a traceback."""
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        problems = [f"{'.'.join(str(p) for p in e['loc']).upper() or 'settings'}: "
+                    f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
+        raise SystemExit("Cardboard cannot start: a setting is wrong\n  "
+                         + "\n  ".join(f"CARDBOARD_{p}" for p in problems)) from None
+    return create_app(settings)
+
+
+app = _app_from_environment()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -95,3 +98,19 @@ def test_the_room_limit_follows_what_memory_allows(tmp_path: Path) -> None:
     assert machine is not None and machine > 2**29
     assert Settings().max_rooms == rooms_memory_allows()
     assert Settings(max_rooms=7).max_rooms == 7
+
+
+def test_a_wrong_setting_stops_the_server_with_a_line_not_a_traceback(tmp_path: Path) -> None:
+    """``uvicorn app.main:app`` with wrong settings: the process stops (exit
+    status 1) and says which setting is wrong and why, one line each."""
+    env = {**os.environ, "CARDBOARD_GAMES": "chess", "CARDBOARD_KEEP_DAYS": "-5",
+           "CARDBOARD_DATABASE": str(tmp_path / "cb.db")}
+    run = subprocess.run([sys.executable, "-c", "import app.main"], env=env, capture_output=True,
+                         text=True, timeout=60, cwd=Path(__file__).parents[2])
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert lines[0] == "Cardboard cannot start: a setting is wrong", run.stderr
+    assert sorted(line.strip().split(":")[0] for line in lines[1:]) == [
+        "CARDBOARD_GAMES", "CARDBOARD_KEEP_DAYS"], run.stderr
+    assert "unknown game id(s) 'chess'" in run.stderr
