@@ -31,7 +31,7 @@ from pydantic import (
     field_validator,
 )
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from app.bots import Thinker
 from app.collector import Collector
@@ -153,12 +153,22 @@ class CreatedRoom(BaseModel):
 class Cardboard(FastAPI):
     """The app: FastAPI, except that the room websocket ``/ws/{room}`` goes
     straight to :func:`app.ws.serve` (its routing and middleware layers would
-    otherwise stay alive for as long as each socket is open)."""
+    otherwise stay alive for as long as each socket is open). A start the
+    storage refused (``state.refused``: the reason is logged in one line
+    already) is told to uvicorn without Starlette's traceback."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and scope["path"].startswith("/ws/") \
                 and "/" not in scope["path"][4:]:
             await self.state.serve_socket(scope, receive, send)
+            return
+        if scope["type"] == "lifespan":
+            async def quiet(message: Message) -> None:
+                if message["type"] == "lifespan.startup.failed" and getattr(self.state, "refused", False):
+                    message = {**message, "message": ""}
+                await send(message)
+
+            await super().__call__(scope, receive, quiet)
             return
         await super().__call__(scope, receive, send)
 
@@ -178,11 +188,12 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     templates = Jinja2Templates(directory=str(TEMPLATES))
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(server: FastAPI) -> AsyncIterator[None]:
         try:
             await lobby.open()
         except StorageError as exc:
             log.critical("Cardboard cannot start: %s", exc)
+            server.state.refused = True
             raise
         # What is alive now (modules, routes, models) lives as long as the
         # server: keep it out of every later full collection.

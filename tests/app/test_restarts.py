@@ -603,6 +603,8 @@ def test_a_second_server_process_on_the_same_sqlite_file_refuses_to_start(tmp_pa
         with pytest.raises(RuntimeError, match="in use by another server process"):
             second.start(timeout=30)
         assert "CARDBOARD_REDIS_URL" in second.tail()
+        refusal = (tmp_path / "second.log").read_text(errors="replace")
+        assert "Cardboard cannot start" in refusal and "Traceback" not in refusal, refusal
         first.kill()
         second.start()
         room = post(second.base, {"game": "get-stuck"})
