@@ -538,14 +538,29 @@ class Room:
             if entry.version != self.version + 1:
                 raise StorageError(f"room {self.id}: the stored record skips from version"
                                    f" {self.version} to {entry.version}")
+            before = self.table
             try:
                 self.table = self.table.apply(entry.action)
             except (BadRecord, ValueError) as exc:
                 raise StorageError(f"room {self.id}: stored version {entry.version} does not apply:"
                                    f" {exc}") from exc
             applied += 1
+            self._follow_left(entry.action, before)
             self._after_remote()
         return applied
+
+    def _follow_left(self, action: Action, before: Table) -> None:
+        """Keep :attr:`left_names` with an ``action`` another process committed
+        on ``before``: a ``leave`` names who gave the seat up, as here
+        (:meth:`leave`); a ``join`` or ``add_bot`` on the seat forgets it."""
+        seat = action.get("seat")
+        if not isinstance(seat, str):
+            return
+        if action.get("t") == "leave":
+            holder = before.holder(seat)
+            self.left_names[seat] = holder.name if holder is not None else seat
+        elif action.get("t") in ("join", "add_bot"):
+            self._forget_left(seat)
 
     def _after_remote(self) -> None:
         """The live side of a version committed elsewhere: a connection here

@@ -1076,3 +1076,35 @@ def test_chat_and_the_mute_reach_every_process(cluster: Cluster) -> None:
             await client.close()
 
     asyncio.run(main())
+
+
+def test_a_seat_given_up_on_one_process_names_its_person_on_the_other(cluster: Cluster) -> None:
+    """Ann gives up her seat on one process: a connection on the other shows
+    the free seat as Ann's (``left``), as a single process does; when Bob
+    takes it there, neither shows it any more."""
+    servers = cluster.servers
+
+    def left(client: Client) -> str | None:
+        seat = next(s for s in client.last["view"]["seats"] if s["seat"] == "red")
+        return seat.get("left")
+
+    async def main() -> None:
+        room = servers[0].post("/api/rooms", {"game": "get-stuck"})["room"]
+        ann = await Client("ann@0").connect(servers[0].ws, room)
+        await ann.send(type="join", seat="red", name="Ann")
+        await ann.until(lambda: ann.token is not None, "joined")
+        watcher = await Client("watcher@1").connect(servers[1].ws, room)
+        await ann.send(type="leave")
+        await ann.until(lambda: left(ann) == "Ann", "Ann's own process shows her seat left")
+        await watcher.until(lambda: left(watcher) == "Ann", "the other process shows it too", 5)
+        late = await Client("late@1").connect(servers[1].ws, room)
+        assert left(late) == "Ann"
+        bob = await Client("bob@1").connect(servers[1].ws, room)
+        await bob.send(type="join", seat="red", name="Bob")
+        await bob.until(lambda: bob.token is not None, "Bob joined")
+        await ann.until(lambda: left(ann) is None and ann.last["version"] == bob.last["version"],
+                        "the seat no longer shown left", 5)
+        for client in (ann, watcher, late, bob):
+            await client.close()
+
+    asyncio.run(main())
