@@ -528,3 +528,29 @@ def test_romeo_focus_keeps_every_romeo_move() -> None:
     swaps = [m for m in kept if m.startswith("swap")]
     assert len(swaps) == min(romeo_bot.SWAPS_KEPT, len(moves) - len(steps))
     assert set(kept) <= set(moves)
+
+
+def test_easy_romeo_mostly_steps_its_romeo() -> None:
+    """Uniformly random, nine moves in ten of an easy Romeo and Juliet player
+    were Joker swaps and its games drifted to the turn limit; it now plays
+    the game's rollout policy, mostly Romeo steps."""
+    game = get_game("romeo-and-juliet")
+    rng = random.Random(4)
+    steps = swaps = 0
+    for seed in range(4):
+        state = game.deal(seed, {}, game.starter({}, seed, 0))
+        for _ in range(60):
+            awaited = game.to_move(state)
+            if not awaited:
+                break
+            seat = awaited[0]
+            moves = game.legal_moves(state, seat)
+            move = choose_move("romeo-and-juliet", state, seat, "easy", rng=rng)
+            if len(moves) > 1 and any(not m.startswith("swap") for m in moves):
+                if move.startswith("swap"):
+                    swaps += 1
+                else:
+                    steps += 1
+            state = game.apply(state, seat, move)
+    assert steps + swaps >= 40
+    assert steps > 2 * swaps, (steps, swaps)
