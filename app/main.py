@@ -460,10 +460,9 @@ def _app_from_environment() -> FastAPI:
     try:
         settings = get_settings()
     except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in e['loc']).upper() or 'settings'}: "
-                    f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
-        raise SystemExit("Cardboard cannot start: a setting is wrong\n  "
-                         + "\n  ".join(f"CARDBOARD_{p}" for p in problems)) from None
+        problems = [("CARDBOARD_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "settings")
+                    + ": " + e["msg"].removeprefix("Value error, ") for e in exc.errors()]
+        raise SystemExit("Cardboard cannot start: a setting is wrong\n  " + "\n  ".join(problems)) from None
     return create_app(settings)
 
 

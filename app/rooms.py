@@ -550,9 +550,10 @@ class Room:
         return applied
 
     def _follow_left(self, action: Action, before: Table) -> None:
-        """Keep :attr:`left_names` with an ``action`` another process committed
-        on ``before``: a ``leave`` names who gave the seat up, as here
-        (:meth:`leave`); a ``join`` or ``add_bot`` on the seat forgets it."""
+        """Keep :attr:`left_names` with an ``action`` committed on ``before``,
+        here (:meth:`_stage`) or by another process (:meth:`sync`): a
+        ``leave`` names who gave the seat up; a ``join`` or ``add_bot`` on the
+        seat forgets it."""
         seat = action.get("seat")
         if not isinstance(seat, str):
             return
@@ -560,7 +561,7 @@ class Room:
             holder = before.holder(seat)
             self.left_names[seat] = holder.name if holder is not None else seat
         elif action.get("t") in ("join", "add_bot"):
-            self._forget_left(seat)
+            self.left_names.pop(seat, None)
 
     def _after_remote(self) -> None:
         """The live side of a version committed elsewhere: a connection here
@@ -579,12 +580,19 @@ class Room:
         :meth:`commit`. ``then`` makes the live changes that go with it (who
         is connected where, frames for one connection) once it is applied.
         Raises ``unavailable`` if the write has failed already (unless
-        ``quiet``: then the failure is only logged)."""
+        ``quiet``: then the failure is only logged). Who left a seat is kept
+        as for an action committed elsewhere (:meth:`_follow_left`)."""
         at = time.time() if at is None else at
         meta = self._meta(table, at)
         entry = Entry(table.version, at, action)
         pending = self.journal.create(meta, entry) if first else self.journal.append(meta, entry)
-        self._pending = (pending, table, then, quiet)
+        before = self.table
+
+        def applied() -> None:
+            self._follow_left(action, before)
+            then()
+
+        self._pending = (pending, table, applied, quiet)
         if pending.done():
             self._settle()
 
@@ -957,9 +965,6 @@ class Room:
         if self.presence is not None:
             self.presence.seated(self, conn, seat)
 
-    def _forget_left(self, seat: str) -> None:
-        self.left_names.pop(seat, None)
-
     def _unsit(self, seat: str) -> None:
         conn = self.seat_conn.pop(seat, None)
         if conn is not None:
@@ -998,7 +1003,6 @@ class Room:
 
         def then() -> None:
             self._sit(conn, seat)
-            self._forget_left(seat)
             conn.push(dump(JoinedFrame(seat=seat, token=token)))
 
         self._apply({"t": "join", "seat": seat, "name": name, "token_hash": token_hash(token)}, then)
@@ -1074,14 +1078,7 @@ class Room:
         if self.phase == "playing":
             raise RoomError("not_playing", "you cannot leave during a deal: the seat is needed until"
                             " the deal ends")
-        holder = self.table.holder(seat)
-        name = holder.name if holder is not None else seat
-
-        def then() -> None:
-            self._unsit(seat)
-            self.left_names[seat] = name
-
-        self._apply({"t": "leave", "seat": seat}, then)
+        self._apply({"t": "leave", "seat": seat}, lambda: self._unsit(seat))
 
     def add_bot(self, conn: Connection, seat: str, level: str, now: float | None = None) -> None:
         """A computer player of ``level`` takes ``seat`` for ``conn``'s table:
@@ -1101,8 +1098,7 @@ class Room:
         self._seated(conn)
         if self.admit_computers is not None and not any(h.computer_plays for _, h in self.table.holders):
             self.admit_computers(self, getattr(conn, "address", None))
-        self._apply({"t": "add_bot", "seat": seat, "level": level},
-                    lambda: self._forget_left(seat))
+        self._apply({"t": "add_bot", "seat": seat, "level": level})
 
     def _why_taken(self, seat: str, holder: SeatHolder, now: float | None) -> str:
         if holder.computer_plays:
@@ -1432,10 +1428,10 @@ class Room:
         everyone as the state."""
         chats = [n for n in notes if n.kind == "chat"][-CHAT_HISTORY:]
         mutes = [n for n in notes if n.kind == "mute"]
-        for note in chats:
-            self.keep_chat(ChatMessage(sender=note.data.get("from"), seat=note.data.get("seat"),
-                                       text=str(note.data.get("text", "")), at=note.at))
-        if self.chat_log != sorted(self.chat_log, key=lambda m: m.at):
+        kept = [self.keep_chat(ChatMessage(sender=note.data.get("from"), seat=note.data.get("seat"),
+                                           text=str(note.data.get("text", "")), at=note.at))
+                for note in chats]
+        if any(kept):  # another process's message may be older than one kept here
             self.chat_log.sort(key=lambda m: m.at)
         if mutes:
             by = mutes[-1].data.get("by")

@@ -435,12 +435,14 @@ class RedisStorage:
 
     async def load(self, room_id: str) -> StoredRoom | None:
         meta_key, log_key = self._room_keys(room_id)
+        kinds_key = self._notes_key(room_id)
         try:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(meta_key)
                 pipe.lrange(log_key, 0, -1)
-                fields, texts = await pipe.execute()
-            notes = await self.notes(room_id)
+                pipe.smembers(kinds_key)
+                fields, texts, kinds = await pipe.execute()
+            notes = await self._notes_of(kinds_key, kinds)
         except RedisError as exc:
             raise self._error(exc) from None
         if not fields:
@@ -453,13 +455,18 @@ class RedisStorage:
         unreachable) and ``StorageDamaged``."""
         kinds_key = self._notes_key(room_id)
         try:
-            kinds = sorted(str(k) for k in await self.client.smembers(kinds_key))
-            async with self.client.pipeline(transaction=False) as pipe:
-                for kind in kinds:
-                    pipe.lrange(f"{kinds_key}:{kind}", 0, -1)
-                lists = await pipe.execute() if kinds else []
+            return await self._notes_of(kinds_key, await self.client.smembers(kinds_key))
         except RedisError as exc:
             raise self._error(exc) from None
+
+    async def _notes_of(self, kinds_key: str, members: Any) -> tuple[Note, ...]:
+        """The notes of the kinds ``members`` (the set under ``kinds_key``),
+        oldest first. Raises ``RedisError`` and ``StorageDamaged``."""
+        kinds = sorted(str(k) for k in members)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for kind in kinds:
+                pipe.lrange(f"{kinds_key}:{kind}", 0, -1)
+            lists = await pipe.execute() if kinds else []
         notes = []
         for kind, items in zip(kinds, lists, strict=True):
             for item in items:
