@@ -304,9 +304,10 @@ class Room:
     def rebuild(stored: StoredRoom, journal: Storage, *, now: float | None = None) -> Room:
         """The live room of a stored record, every human disconnected (away
         since ``now``) until they resume. Raises ``app.table.BadRecord`` if the
-        record does not rebuild a room."""
-        table = Table.replay(e.action for e in stored.entries)
+        record does not rebuild a room. Who left a seat is rebuilt too."""
+        table, left = Room._replay(stored)
         room = Room(table, journal, now=now)
+        room.left_names = left
         room.visited = stored.meta.opened
         wall = time.time()
         for seat, h in table.holders:
@@ -527,7 +528,7 @@ class Room:
             elif stored.entries and stored.entries[-1].version < self.version:
                 log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
                           " the storage", self.id, stored.entries[-1].version, self.version)
-                self.table = Table.replay(e.action for e in stored.entries)
+                self.table, self.left_names = Room._replay(stored)
                 self._after_remote()
                 return 1
             return 0
@@ -551,17 +552,22 @@ class Room:
 
     def _follow_left(self, action: Action, before: Table) -> None:
         """Keep :attr:`left_names` with an ``action`` committed on ``before``,
-        here (:meth:`_stage`) or by another process (:meth:`sync`): a
-        ``leave`` names who gave the seat up; a ``join`` or ``add_bot`` on the
-        seat forgets it."""
-        seat = action.get("seat")
-        if not isinstance(seat, str):
-            return
-        if action.get("t") == "leave":
-            holder = before.holder(seat)
-            self.left_names[seat] = holder.name if holder is not None else seat
-        elif action.get("t") in ("join", "add_bot"):
-            self.left_names.pop(seat, None)
+        here (:meth:`_stage`) or by another process (:meth:`sync`)."""
+        _follow_left(self.left_names, action, before)
+
+    @staticmethod
+    def _replay(stored: StoredRoom) -> tuple[Table, dict[str, str]]:
+        """The table a stored record builds, and who left which free seat
+        (:attr:`left_names`). Raises ``app.table.BadRecord``."""
+        left: dict[str, str] = {}
+        actions = [e.action for e in stored.entries]
+        table: Table | None = None
+        for action, after in zip(actions, Table.replay_steps(actions), strict=True):
+            if table is not None:
+                _follow_left(left, action, table)
+            table = after
+        assert table is not None  # replay_steps refuses an empty record
+        return table, left
 
     def _after_remote(self) -> None:
         """The live side of a version committed elsewhere: a connection here
@@ -1499,6 +1505,20 @@ class Room:
         if version != self.version:
             raise RoomError("stale_version", f"that was asked on version {version}, but the room is at"
                             f" version {self.version}: here is the state now")
+
+
+def _follow_left(left: dict[str, str], action: Action, before: Table) -> None:
+    """Keep ``left`` (free seat → the name of who gave it up) with ``action``
+    committed on ``before``: a ``leave`` names who gave the seat up; a
+    ``join`` or ``add_bot`` on the seat forgets it."""
+    seat = action.get("seat")
+    if not isinstance(seat, str):
+        return
+    if action.get("t") == "leave":
+        holder = before.holder(seat)
+        left[seat] = holder.name if holder is not None else seat
+    elif action.get("t") in ("join", "add_bot"):
+        left.pop(seat, None)
 
 
 def _log_entries(entries: tuple[tuple[str, str, str, str], ...], sentences: bool

@@ -154,12 +154,15 @@ def test_a_player_who_leaves_and_the_one_who_takes_the_seat(client: TestClient) 
         assert s["version"] == v + 2 and s["phase"] == "waiting" and s["view"]["ready"] is None
         assert seat_of(s, "black") == {"seat": "black", "name": None, "kind": None, "connected": False,
                                        "left": "P1"}
+        # a restart still names who gave the seat up
+        assert rebuilt(room_of(client, room)).left_names == {"black": "P1"}
         with connect(client, room) as bea:
             bea.send(type="join", seat="black", name="Bea")
             bea.joined()
             s = drain([red, black, bea])[2]
             assert s["version"] == v + 3 and s["phase"] == "deal_over"
             assert "left" not in seat_of(s, "black")
+            assert rebuilt(room_of(client, room)).left_names == {}
             # red's press still holds; the newcomer is awaited
             assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
             bea.send(type="ready", version=v + 3)
