@@ -62,6 +62,7 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     rng = random.Random(3)
     moves = 0
     reloaded = False
+    widths: set[int] = set()
     while True:
         v = max(version(p) for p in pages.values())
         for p in pages.values():
@@ -79,6 +80,10 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         moves += 1
         for p in pages.values():
             wait_version(p, v + 1)
+        # The line above the board ("Last move: North is stuck and turns the
+        # indicator face down (played by the server: no other move)") is cut
+        # short, never widening the page.
+        widths.add(pages["N"].evaluate("document.documentElement.scrollWidth"))
         if moves == 12 and not reloaded:
             # A reload mid-deal puts the player back in the same seat.
             pages["E"].reload()
@@ -89,6 +94,7 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         assert moves < 400
 
     assert reloaded
+    assert widths == {1100}, widths
     # Nobody clicked Pass: every pass of the deal (this one, seed 7, has some)
     # was played by the server.
     passes = pages["W"].locator("#log li", has_text=re.compile(
