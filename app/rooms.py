@@ -821,9 +821,14 @@ class Room:
 
     def spectators_view(self) -> dict[str, Any]:
         """How many connections watch without a seat, and the names they gave
-        (as ``app.protocol.SpectatorsView`` writes it)."""
+        (as ``app.protocol.SpectatorsView`` writes it). A name a seated player
+        goes by is left out (the spectator is counted, unnamed): "watching:
+        Ann" beside Ann's seat read as Ann watching herself, after someone
+        else was refused her name."""
         watching = [c for c in self.connections if c.seat is None]
-        names = [self.watch_names[c] for c in watching if c in self.watch_names]
+        seated = {h.name.casefold() for _, h in self.table.holders if h.name is not None}
+        names = [n for c in watching
+                 if (n := self.watch_names.get(c)) is not None and n.casefold() not in seated]
         return {"count": len(watching), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:

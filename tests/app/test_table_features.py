@@ -304,6 +304,13 @@ def test_spectators_are_counted_and_named(client: TestClient) -> None:
                 assert seen
                 anon.send(type="watch", name="")
                 anon.error("bad_field")
+                # A seated player's name (refused to the spectator as a
+                # player's) is not shown as a spectator's.
+                anon.send(type="watch", name="Max")
+                _spectators_until(red, lambda f: f["count"] == 2 and sorted(f["names"]) == ["Max", "Zoe"])
+                red.watching.clear()
+                anon.send(type="watch", name="p0")
+                _spectators_until(red, lambda f: f["count"] == 2 and f["names"] == ["Zoe"])
             _spectators_until(red, lambda f: f["count"] == 1 and f["names"] == ["Zoe"])
         _spectators_until(red, lambda f: f["count"] == 0)
         assert red.probe()["view"]["spectators"] == {"count": 0, "names": []}
