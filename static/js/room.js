@@ -436,6 +436,12 @@ function renderBanner() {
       text = state.to_move.map(who).join(" and ") + (state.to_move.length > 1 ? " to move." : " to move.");
     }
     if (renderer.hint) sub = renderer.hint(state) || "";
+    const away = awayToMove();
+    if (away.length) {
+      const offer = state.you && away.some((s) => s.handover);
+      sub = `${AND.format(away.map(bareName))} ${away.length > 1 ? "are" : "is"} away: ${
+        offer ? "wait, or hand the seat to a computer player." : "the game waits for them to come back."}${sub ? ` ${sub}` : ""}`;
+    }
     if (forcedPass()) {
       b.classList.add("forced-pass");
       sub = `${sub ? `${sub} ` : ""}You have no other move: the table passes for you in a moment.`;
@@ -454,6 +460,12 @@ function renderBanner() {
   if (sub) b.append(el("span", { class: "sub" }, sub));
   const acts = bannerActions();
   if (acts.childElementCount) b.append(acts);
+}
+
+/** The seats awaited in play whose person has lost their connection. */
+function awayToMove() {
+  if (state.phase !== "playing") return [];
+  return state.to_move.map(seatInfo).filter((s) => s && s.kind === "human" && !s.connected);
 }
 
 /** The server will pass for this page's seat: a pass is its only move (docs/protocol.md, "Forced passes"). */
@@ -482,6 +494,12 @@ function bannerActions() {
   if (pass) {
     box.append(el("button", { class: "btn primary", type: "button", id: "pass-btn", onclick: () => play(pass.move) },
       renderer.passLabel ? renderer.passLabel(state) : "Pass"));
+  }
+  // The seats panel has the same button, but on a phone it is below the board.
+  for (const s of state.you ? awayToMove().filter((x) => x.handover) : []) {
+    box.append(el("button", { class: "btn", type: "button", "data-hand-over-banner": s.seat,
+      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) },
+      `Hand ${bareName(s)}'s seat to a computer`));
   }
   const ready = readyButton();
   if (ready) {

@@ -107,15 +107,26 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     expect(ann.locator("#room")).to_have_attribute("data-phase", "playing")
     bob_saved = bob_ctx.storage_state()  # his seat's token, for when he comes back
     bob_ctx.close()  # Bob's laptop goes to sleep in the middle of the deal
+    if ann.locator(".cell.playable").count():  # Ann's turn first: then Bob's
+        v = version(ann)
+        ann.locator(".cell.playable").first.click()
+        wait_version(ann, v + 1)
+    # The banner says who is awaited and away, with the button a phone would
+    # otherwise have to scroll to the seats for.
+    expect(ann.locator("#banner")).to_contain_text("Bob is away", timeout=15_000)
     button = ann.locator('button[data-hand-over="black"]')
     expect(button).to_be_visible(timeout=15_000)  # after the handover time (2 s here)
+    in_banner = ann.locator('#banner button[data-hand-over-banner="black"]')
+    expect(in_banner).to_have_text("Hand Bob's seat to a computer")
     expect(ann.locator("#bot-level")).to_be_visible()
     ann.select_option("#bot-level", "easy")
     ann.screenshot(path=str(artifacts / "bots-hand-over.png"))
-    button.click()
+    in_banner.click()
     row = ann.locator('.seat-row[data-seat="black"]')
     expect(row.locator(".seat-name")).to_have_text("Alan (easy), playing for Bob")
     expect(button).to_have_count(0)
+    expect(in_banner).to_have_count(0)
+    expect(ann.locator("#banner")).not_to_contain_text("away")
     # The computer plays black's turns: Ann's moves are answered.
     play_turns(ann, random.Random(1), 4)
     expect(ann.locator("#log li", has_text="Black moves").first).to_be_visible()
