@@ -155,7 +155,8 @@ class Cardboard(FastAPI):
     straight to :func:`app.ws.serve` (its routing and middleware layers would
     otherwise stay alive for as long as each socket is open). A start the
     storage refused (``state.refused``: the reason is logged in one line
-    already) is told to uvicorn without Starlette's traceback."""
+    already) is told to uvicorn without Starlette's traceback. A ``HEAD``
+    request is answered as a ``GET``, without the body."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and scope["path"].startswith("/ws/") \
@@ -169,6 +170,19 @@ class Cardboard(FastAPI):
                 await send(message)
 
             await super().__call__(scope, receive, quiet)
+            return
+        if scope["type"] == "http" and scope["method"] == "HEAD":
+            # A HEAD request is answered as the GET would be, without the body
+            # (link previews and uptime monitors ask so; FastAPI's routes
+            # would answer 405).
+            async def headers_only(message: Message) -> None:
+                if message["type"] == "http.response.body":
+                    if message.get("more_body"):
+                        return
+                    message = {"type": "http.response.body", "body": b""}
+                await send(message)
+
+            await super().__call__({**scope, "method": "GET"}, receive, headers_only)
             return
         await super().__call__(scope, receive, send)
 

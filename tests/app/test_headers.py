@@ -49,6 +49,11 @@ def test_every_route_answers_with_the_headers() -> None:
                     r = client.post(path, json=body)
                 else:
                     r = client.get(path)
+                    # HEAD answers as GET does, without the body (link previews, monitors)
+                    head = client.head(path)
+                    assert (head.status_code, head.content) == (r.status_code, b""), path
+                    assert head.headers["content-type"] == r.headers["content-type"], path
+                    check_headers(head, DOCS_CSP if route.path == DOCS_PATH else CSP)
                 if path.startswith(("/r/", "/m/")):
                     assert r.headers["cache-control"] == "no-store"
             assert r.status_code < 300, (route.path, r.status_code)
