@@ -589,6 +589,7 @@ let review = null;
 let reviewAsked = 0;    // counts the reviews asked for, so that a late one that is no longer wanted stays shut
 async function reviewDeal(n) {
   const asked = ++reviewAsked;
+  const opener = document.activeElement;  // where focus goes back to, for keyboards and screen readers
   const { openReview, roomSource } = await import("./review.js");
   if (asked !== reviewAsked) return;
   if (review) review.close();
@@ -596,11 +597,18 @@ async function reviewDeal(n) {
   try {
     const opened = await openReview(els.review, roomSource(ROOM), {
       deal: n, toast, newTab: true, facing: state && state.you,
-      onClose: () => { if (review === opened) review = null; els.grid.hidden = false; },
+      onClose: () => {
+        if (review === opened) review = null;
+        els.grid.hidden = false;
+        const back = opener && opener !== document.body && opener.isConnected ? opener : $("#review-last");
+        if (back && !els.review.contains(back)) back.focus({ preventScroll: true });
+      },
     });
     if (asked !== reviewAsked) { opened.close(); return; }
     review = opened;
     els.banner.scrollIntoView({ block: "start" });
+    const heading = $("#review-deal");
+    if (heading) { heading.tabIndex = -1; heading.focus({ preventScroll: true }); }
   } catch (e) {
     if (asked !== reviewAsked) return;
     review = null;

@@ -97,6 +97,7 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
     page.click('#scores button[data-review="1"]')
     expect(page.locator("#review")).to_be_visible()
     expect(page.locator("#room-grid")).to_be_hidden()
+    expect(page.locator("#review-deal")).to_be_focused()  # a screen reader says where it is
     review = api(server, f"/api/rooms/{made['room']}/deals/1")
     last = len(review["steps"]) - 1
     expect(page.locator("#review")).to_have_attribute("data-steps", str(last))
@@ -158,6 +159,7 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
 
     page.click("#review-close")
     expect(page.locator("#review")).to_be_hidden()
+    expect(page.locator('#scores button[data-review="1"]')).to_be_focused()  # back where it began
     expect(page.locator("#room-grid")).to_be_visible()
     assert errors == [] and violations(page) == []
     ctx.close()
