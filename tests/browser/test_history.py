@@ -272,6 +272,7 @@ def test_the_home_page_reviews_a_record_and_takes_a_seed(server: str, browser: B
     page.fill("#record-text", text.replace('[Game "get-stuck"]', '[Game "chess"]'))
     page.click(".record-form button[type=submit]")
     expect(page.locator("[data-record-error]")).to_contain_text("unknown game 'chess'")
+    expect(page.locator("[data-record-error]")).to_have_css("color", "rgb(179, 38, 30)")  # an error
     moves = text.split("\n")
     third = next(i for i, ln in enumerate(moves) if ln.startswith("3. "))
     page.fill("#record-text", "\n".join([*moves[:third], "3. red zz9", *moves[third + 1:]]))
