@@ -149,6 +149,11 @@ def test_two_player_game_on_a_phone(server: str, browser: Browser, artifacts: Pa
     expect(red.locator("#room")).to_have_attribute("data-phase", "playing")
     width = red.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
+    # The room's heading and its buttons take two rows, the buttons the second.
+    expect(red.locator("#notify-btn")).to_be_visible()  # all four buttons showing
+    rows = red.evaluate("""() => new Set([...document.querySelectorAll(
+      '.room-head h1, .room-head .btn')].map((e) => Math.round(e.getBoundingClientRect().top))).size""")
+    assert rows == 2, f"the room's heading takes {rows} rows at 360 px"
     mover = red if red.locator(".cell.playable").count() else black
     v = version(mover)
     mover.locator(".cell.playable").first.tap()
