@@ -123,6 +123,10 @@ class RecordText(BaseModel):
 
 
 NOT_JSON = "the body must be a JSON object in UTF-8"
+ROBOTS = ("User-agent: *\nDisallow: /r/\nDisallow: /m/\nDisallow: /api/\nDisallow: /ws/\n"
+          "Disallow: /review\n")
+"""``/robots.txt``: rooms, match pages, the API and the review page stay out
+of search engines (a room's address grants a seat)."""
 
 
 def _deal_number(raw: Any) -> int:
@@ -278,6 +282,12 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
+
+    @app.get("/robots.txt", response_class=PlainTextResponse, include_in_schema=False)
+    async def robots() -> str:
+        # A room's address is its invitation, a match page is for those it is
+        # shared with: search engines index the home and rules pages only.
+        return ROBOTS
 
     @app.get("/api/games")
     async def games() -> list[dict[str, Any]]:

@@ -158,3 +158,19 @@ def test_the_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch)
     with make_client(settings) as client:
         assert client.get(DOCS_PATH).status_code == 200
         assert client.get("/api/openapi.json").json()["info"]["title"] == "Cardboard"
+
+
+def test_search_engines_and_link_previews(client: TestClient) -> None:
+    robots = client.get("/robots.txt")
+    assert robots.status_code == 200 and robots.headers["content-type"].startswith("text/plain")
+    rules = robots.text.splitlines()
+    assert rules[0] == "User-agent: *"
+    assert {"Disallow: /r/", "Disallow: /m/", "Disallow: /api/"} <= set(rules)
+    assert "Disallow: /" not in rules and "Disallow: /rules" not in rules  # home and rules stay findable
+    room = new_room(client, "stucco")
+    html = client.get(f"/r/{room}").text
+    assert '<meta name="robots" content="noindex">' in html
+    assert '<meta property="og:title" content="Stucco · Cardboard">' in html
+    assert 'A table of Stucco on Cardboard: open the link' in html
+    home = client.get("/").text
+    assert "noindex" not in home and '<meta property="og:description" content="Card games laid out' in home

@@ -360,3 +360,15 @@ def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, brow
         assert r["ind"] >= 28 and r["sitBesideName"], rows
     page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seats-{viewport['width']}.png"))
     ctx.close()
+
+
+def test_the_first_tab_offers_a_skip_to_the_content(server: str, page: Page) -> None:
+    page.goto(create_room(server, "get-stuck"))
+    skip = page.locator(".skip-link")
+    top = "document.querySelector('.skip-link').getBoundingClientRect().top"
+    assert page.evaluate(top) < 0  # out of sight until a keyboard reaches it
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    page.wait_for_function(f"{top} >= 0 && {top} < 50")
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main"
