@@ -130,6 +130,9 @@ class Lobby:
         created it with computer players, while it is loaded."""
         self._starting: dict[str | None, int] = {}
         """Address key → rooms with computer players it is creating now."""
+        self._making = 0
+        """Rooms this process is making and has not stored yet (:meth:`_create`)."""
+        self._counting = asyncio.Lock()
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.wall = time.time
         """The wall clock (Unix seconds) for room ages; tests replace it."""
@@ -225,28 +228,21 @@ class Lobby:
         creator = address_key(client) if client is not None else None
         if bots is not None:
             self._check_computers(creator)
-        if client is not None:
-            try:
-                shared = await self.bus.creation_wait(client)
-            except StorageError as exc:
-                raise Unavailable(str(exc)) from None
-            wait = self.limiter.take(client, time.monotonic()) if shared is None else shared
-            if wait > 0:
-                raise TooManyRooms(f"this address has created many rooms in a short time; try again"
-                                   f" in {wait:.0f} seconds", wait)
-        if bots is not None:  # counted from now on, so that requests at once cannot pass together
+            # Counted from the check on, with no wait between: requests at
+            # once cannot all pass it (the wait for the creation limit is a
+            # round trip to Redis).
             self._starting[creator] = self._starting.get(creator, 0) + 1
         try:
-            if await self.storage.count_open() >= self.settings.max_rooms and not await self._evict():
-                raise LobbyFull(f"the server already holds {self.settings.max_rooms} rooms;"
-                                " try again later")
-            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, deal=deal,
-                               now=self.clock())
-            await room.commit()
-        except StorageError as exc:
-            raise Unavailable(str(exc)) from None
-        except FrameError as exc:
-            raise Unavailable(exc.message) from None
+            if client is not None:
+                try:
+                    shared = await self.bus.creation_wait(client)
+                except StorageError as exc:
+                    raise Unavailable(str(exc)) from None
+                wait = self.limiter.take(client, time.monotonic()) if shared is None else shared
+                if wait > 0:
+                    raise TooManyRooms(f"this address has created many rooms in a short time; try"
+                                       f" again in {wait:.0f} seconds", wait)
+            room = await self._create(game_id, raw_options, bots, deal)
         finally:
             if bots is not None:
                 self._starting[creator] -= 1
@@ -256,6 +252,37 @@ class Lobby:
             self._creators[room.id] = creator
         self._add(room)
         self.bots.poke(room)
+        return room
+
+    async def _create(self, game_id: str, raw_options: dict[str, Any], bots: dict[str, str] | None,
+                      deal: tuple[int, str] | None) -> Room:
+        """The room made and stored, within ``max_rooms``: the open rooms in
+        storage and those this process is making count (requests at once
+        cannot all pass the count), and a room that another process made at
+        the same moment past the limit is closed again (:class:`LobbyFull`).
+        Raises :class:`Unavailable` if the storage fails."""
+        limit = self.settings.max_rooms
+        async with self._counting:  # one count at a time, each then holding its place at once
+            try:
+                full = await self.storage.count_open() + self._making >= limit and not await self._evict()
+            except StorageError as exc:
+                raise Unavailable(str(exc)) from None
+            if full:
+                raise LobbyFull(f"the server already holds {limit} rooms; try again later")
+            self._making += 1
+        try:
+            room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, deal=deal,
+                               now=self.clock())
+            await room.commit()
+            if await self.storage.count_open() > limit:  # another process made one too
+                await self.storage.close_room(room.id)
+                raise LobbyFull(f"the server already holds {limit} rooms; try again later")
+        except StorageError as exc:
+            raise Unavailable(str(exc)) from None
+        except FrameError as exc:
+            raise Unavailable(exc.message) from None
+        finally:
+            self._making -= 1
         return room
 
     def computer_rooms(self) -> dict[str | None, int]:

@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
 from roomtest import TextConn
 
-from app.lobby import Lobby
+from app.lobby import ComputersBusy, Lobby, LobbyFull
 from app.logs import room_ref
 from app.rooms import Room
 from app.settings import Settings
@@ -195,6 +195,40 @@ class FakeConn:
 
     def push(self, text: str) -> None:
         self.frames.append(json.loads(text))
+
+
+def test_the_room_caps_hold_for_requests_at_once(tmp_path: Path) -> None:
+    """Creations at once over Redis: with computer players from one address,
+    exactly ``bot_rooms_per_address`` (the check used to come before a round
+    trip to Redis, so that all passed it); on two processes at once, never
+    more than ``max_rooms`` rooms (each process counts the rooms it is
+    making, and a room made past the limit by another process at the same
+    moment is closed again)."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            settings = Settings(redis_url=redis.url, bot_pool="thread", database=":memory:",
+                                max_rooms=12, bot_rooms_per_address=3, room_create_burst=100)
+            a, b = Lobby(settings), Lobby(settings)
+            await a.open()
+            await b.open()
+            try:
+                made = await asyncio.gather(
+                    *(a.create_room("get-stuck", {}, "all", client="10.0.0.1") for _ in range(10)),
+                    return_exceptions=True)
+                assert sum(isinstance(r, Room) for r in made) == 3, made
+                assert all(isinstance(r, Room | ComputersBusy) for r in made), made
+                made = await asyncio.gather(*(lobby.create_room("get-stuck", {}, client=f"10.1.0.{n}")
+                                              for n in range(15) for lobby in (a, b)),
+                                            return_exceptions=True)
+                rooms = [r for r in made if isinstance(r, Room)]
+                assert all(isinstance(r, Room | LobbyFull) for r in made), made
+                assert 1 <= len(rooms) <= 9, len(rooms)  # 3 were made above
+                assert await a.storage.count_open() == 3 + len(rooms)
+            finally:
+                await a.close()
+                await b.close()
+
+        asyncio.run(main())
 
 
 def test_same_move_sent_to_two_processes_plays_once(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -219,6 +220,24 @@ def test_lobby_limits() -> None:
         (await lobby.create_room("get-stuck", {})).visited = True
         with pytest.raises(LobbyFull):
             await lobby.create_room("get-stuck", {})
+    asyncio.run(run())
+
+
+def test_the_room_limit_holds_for_requests_at_once(tmp_path: Path) -> None:
+    """Twenty creations at once against ``max_rooms=5`` on a SQLite file (its
+    writes wait on a thread, so the requests interleave): five rooms, fifteen
+    refusals. Each used to pass the count before any was stored."""
+    async def run() -> None:
+        lobby = Lobby(Settings(database=str(tmp_path / "cb.db"), max_rooms=5))
+        await lobby.open()
+        try:
+            made = await asyncio.gather(*(lobby.create_room("get-stuck", {}) for _ in range(20)),
+                                        return_exceptions=True)
+            rooms = [r for r in made if isinstance(r, Room)]
+            assert len(rooms) == 5 and await lobby.storage.count_open() == 5
+            assert all(isinstance(r, LobbyFull) for r in made if not isinstance(r, Room)), made
+        finally:
+            await lobby.close()
     asyncio.run(run())
 
 
