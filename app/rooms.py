@@ -64,6 +64,7 @@ from app.limits import trim
 from app.logs import get_logger
 from app.patch import state_patch
 from app.protocol import (
+    BOT_LEVELS,
     CHAT_HISTORY,
     CHAT_RATE,
     CHAT_SECONDS,
@@ -1009,6 +1010,9 @@ class Room:
         if any(h.name is not None and h.name.casefold() == same for _, h in self.table.holders):
             raise RoomError("name_taken", f"someone at this table is already called {name}: choose"
                             " another name, so that the table can tell you apart")
+        if any(same.endswith(f"({level})") for level in BOT_LEVELS):
+            raise RoomError("name_taken", f"a name such as {name} is kept for the computer players"
+                            " (Ada (strong)): choose another name, so that nobody takes you for one")
         seat = seat if seat is not None else free[0]
         token = new_token()
 

@@ -135,7 +135,14 @@ def test_a_name_already_at_the_table_is_refused(client: TestClient) -> None:
             err = b.recv()
             assert err["code"] == "name_taken" and "already called" in err["message"], err
             assert b.state()["you"] is None
-        b.send(type="join", seat="E", name="Romy B")
+        # A computer player's name: the one North's computer would get, or any
+        # name ending in a level, could pass for one (break-it pass).
+        for name in ("Ada (strong)", "ada (STRONG)", "Zed (easy)"):
+            b.send(type="join", seat="E", name=name)
+            err = b.recv()
+            assert err["code"] == "name_taken" and "computer players" in err["message"], err
+            assert b.state()["you"] is None
+        b.send(type="join", seat="E", name="Romy B (strongest)")
         assert b.joined()["seat"] == "E"
 
 
