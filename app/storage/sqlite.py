@@ -257,7 +257,8 @@ class SqliteStorage:
         self._lock: str | None = None  # the lock file held (see _claim)
 
     def _claim(self) -> None:
-        """Hold ``<file>.lock`` (an exclusive ``flock``) while open: a second
+        """Hold ``<file>.lock`` (an exclusive ``flock``; ``<file>`` with
+        symbolic links resolved) while open: a second
         server process on the same file (``--workers 2``, or two servers with
         one ``CARDBOARD_DATABASE``) would serve rooms the other has moved on,
         so it refuses to start. The lock goes with the process, however it
@@ -267,7 +268,9 @@ class SqliteStorage:
         is wrong."""
         if str(self.path) == ":memory:":
             return
-        key = os.path.realpath(f"{self.path}.lock")
+        # Beside the file the path leads to: a second path to it (a symbolic
+        # link, a link to its directory) finds the same lock.
+        key = os.path.realpath(self.path) + ".lock"
         with _CLAIMS_LOCK:
             held = _CLAIMS.get(key)
             if held is not None:

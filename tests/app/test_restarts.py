@@ -605,6 +605,11 @@ def test_a_second_server_process_on_the_same_sqlite_file_refuses_to_start(tmp_pa
         assert "CARDBOARD_REDIS_URL" in second.tail()
         refusal = (tmp_path / "second.log").read_text(errors="replace")
         assert "Cardboard cannot start" in refusal and "Traceback" not in refusal, refusal
+        # ... also by another path to the file (break-it pass)
+        (tmp_path / "alias.db").symlink_to(tmp_path / "rooms.db")
+        with Server({"CARDBOARD_DATABASE": str(tmp_path / "alias.db")}, tmp_path / "alias.log") as alias, \
+                pytest.raises(RuntimeError, match="in use by another server process"):
+            alias.start(timeout=30)
         first.kill()
         second.start()
         room = post(second.base, {"game": "get-stuck"})
