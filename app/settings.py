@@ -132,11 +132,13 @@ class Settings(BaseSettings):
       policy.
     """
 
-    model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True)
+    # No setting is infinite or NaN: "inf" seconds passed a ``gt=0`` check,
+    # and computer players then never moved.
+    model_config = SettingsConfigDict(env_prefix="CARDBOARD_", frozen=True, allow_inf_nan=False)
 
     games: Annotated[tuple[str, ...], NoDecode] = Field(default_factory=_all_games)
-    bot_seconds: float = Field(default=1.0, gt=0)
-    bot_pause: float = Field(default=0.6, ge=0)
+    bot_seconds: float = Field(default=1.0, gt=0, le=60)
+    bot_pause: float = Field(default=0.6, ge=0, le=60)
     bot_between_deals: float = Field(default=5.0, ge=0)
     bot_room_grace_seconds: float = Field(default=60.0, ge=0)
     bot_pool: Literal["process", "thread"] = "process"
@@ -144,7 +146,7 @@ class Settings(BaseSettings):
     bot_rooms_per_address: int = Field(default=10, ge=1)
     bot_rooms: int = Field(default=100, ge=1)
     handover_seconds: float = Field(default=120.0, ge=0)
-    auto_pass_seconds: float = Field(default=1.5, ge=0)
+    auto_pass_seconds: float = Field(default=1.5, ge=0, le=60)
     ready_away_seconds: float = Field(default=60.0, ge=0)
     room_idle_hours: float = Field(default=24.0, gt=0)
     max_rooms: int = Field(default_factory=lambda: rooms_memory_allows(), ge=1)
@@ -165,6 +167,14 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if value == "" else value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("a Redis address begins with redis://, rediss:// or unix://"
+                             " (redis://host:6379/0)")
+        return value
 
     @field_validator("games", mode="before")
     @classmethod

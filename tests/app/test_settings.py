@@ -43,10 +43,21 @@ def test_unknown_game_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
         Settings()
 
 
-@pytest.mark.parametrize("field", [{"max_rooms": 0}, {"room_idle_hours": 0}, {"bot_seconds": -1}])
+@pytest.mark.parametrize("field", [{"max_rooms": 0}, {"room_idle_hours": 0}, {"bot_seconds": -1},
+                                   {"bot_seconds": float("inf")}, {"handover_seconds": float("nan")},
+                                   {"bot_pause": 1e300}, {"auto_pass_seconds": 61}])
 def test_bad_numbers(field: dict) -> None:
+    """Below the minimum, infinite, NaN, or so long that computer players
+    would never move (break-it pass: 'inf' passed a > 0 check)."""
     with pytest.raises(ValidationError):
         Settings(**field)
+
+
+@pytest.mark.parametrize("url", ["garbage", "localhost:6379", "http://redis:6379"])
+def test_a_redis_address_without_its_scheme_is_a_clear_error(url: str) -> None:
+    with pytest.raises(ValidationError, match="begins with redis://, rediss:// or unix://"):
+        Settings(redis_url=url)
+    assert Settings(redis_url="redis://cache:6379/0").redis_url == "redis://cache:6379/0"
 
 
 def test_games_as_a_list() -> None:
