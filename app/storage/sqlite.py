@@ -192,17 +192,30 @@ _STOP = object()
 _NOTHING: list[_Job] = []  # wakes the sync thread (a checkpoint is due)
 
 
-def _unusable(where: str, exc: sqlite3.Error) -> StorageError:
-    """The error for a file SQLite refuses, saying what to do about it."""
-    if "readonly" in str(exc) or "read-only" in str(exc):
+TABLES = ("rooms", "actions", "matches", "room_notes")
+"""The tables of the schema: a file whose schema version says it has them
+all, but lacks one, is damaged."""
+
+
+def _unusable(where: str, exc: sqlite3.Error, path: Path | None = None) -> StorageError:
+    """The error for a file SQLite refuses, saying what to do about it
+    (``path``: the file, to tell a directory the server may not write)."""
+    text = str(exc)
+    if path is not None and "unable to open" in text and (  # its log files cannot be made
+            not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))):
+        text = "readonly"
+    if "readonly" in text or "read-only" in text:
         return StorageError(f"{where} is read-only: make its file and directory writable by"
                             " the server")
+    if "disk is full" in text or "disk I/O error" in text:
+        return StorageError(f"{where} cannot be written: {exc}. Free some space on its disk, or"
+                            " point CARDBOARD_DATABASE at another disk")
     return StorageError(f"{where} cannot be used: {exc}. If the file is damaged, restore a"
                         " backup, or point CARDBOARD_DATABASE at another file")
 
 
-def _set_up(conn: sqlite3.Connection, where: str,
-            steps: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
+def _set_up(conn: sqlite3.Connection, where: str, steps: Callable[[sqlite3.Connection], None],
+            path: Path | None = None) -> sqlite3.Connection:
     """``conn`` once ``steps`` ran on it; if they fail, ``conn`` is closed and
     :class:`StorageError` raised (``where``: the file, for its message)."""
     try:
@@ -212,7 +225,7 @@ def _set_up(conn: sqlite3.Connection, where: str,
         raise
     except sqlite3.Error as exc:
         conn.close()
-        raise _unusable(where, exc) from None
+        raise _unusable(where, exc, path) from None
     return conn
 
 
@@ -345,7 +358,7 @@ class SqliteStorage:
             if str(mode).lower() != "wal":
                 raise StorageError(f"{where} cannot use write-ahead logging (journal mode {mode})")
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
-        return _set_up(conn, where, wal)
+        return _set_up(conn, where, wal, None if str(self.path) == ":memory:" else self.path)
 
     def _connect(self) -> sqlite3.Connection:
         """The sync thread's connection: the file opened (its directory made),
@@ -376,6 +389,11 @@ class SqliteStorage:
                 conn.execute("COMMIT")
                 log.info("%s: schema migrated to version %d", self.path, step + 1)
             conn.execute("SELECT count(*) FROM rooms").fetchone()
+            have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            missing = [t for t in TABLES if t not in have]
+            if missing:
+                raise StorageError(f"{where} is damaged (no table {', '.join(missing)}): restore a"
+                                   " backup, or point CARDBOARD_DATABASE at another file")
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise StorageError(f"{where} is damaged (PRAGMA quick_check failed): restore a"
                                    " backup, or point CARDBOARD_DATABASE at another file")
@@ -384,7 +402,8 @@ class SqliteStorage:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
-        return _set_up(self._open_connection(), where, migrate)
+        return _set_up(self._open_connection(), where, migrate,
+                       None if str(self.path) == ":memory:" else self.path)
 
     def _run(self, ready: concurrent.futures.Future[None]) -> None:
         try:

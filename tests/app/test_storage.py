@@ -35,7 +35,7 @@ from app.storage import (
     StoredRoom,
 )
 from app.storage.base import Pending, StorageDamaged, compact_json
-from app.storage.sqlite import SCHEMA_VERSION, SYNC_SECONDS
+from app.storage.sqlite import SCHEMA_VERSION, SYNC_SECONDS, _unusable
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = 86400.0
@@ -383,6 +383,24 @@ def test_a_damaged_database_is_refused(tmp_path: Path) -> None:
     message = open_error(path)
     assert "rooms.db" in message and ("damaged" in message or "malformed" in message)
     assert "backup" in message
+
+
+def test_a_database_missing_a_table_is_refused(tmp_path: Path) -> None:
+    """A file of the current schema version without one of its tables (a hand
+    edit): refused at start; the server used to start, then answer 503 to
+    every room created (break-it pass)."""
+    path = tmp_path / "rooms.db"
+    sqlite_run(path, lambda s: make_room(s, "room0001"))
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE matches")
+    message = open_error(path)
+    assert "rooms.db" in message and "no table matches" in message and "backup" in message
+
+
+def test_a_full_disk_at_start_says_to_free_space(tmp_path: Path) -> None:
+    error = _unusable("the database 'rooms.db'", sqlite3.OperationalError("database or disk is full"),
+                      tmp_path / "rooms.db")
+    assert "Free some space" in str(error) and "restore a backup" not in str(error)
 
 
 CHILD = """
