@@ -1246,8 +1246,11 @@ class Room:
         if self.computer_plays(seat) != computer:
             raise RoomError("not_your_turn", "a computer player is finishing this turn for you: your"
                             " seat is yours again from the next turn")
-        stale_message = (f"that move was made on version {version}, but the game has moved on to"
-                         f" version {self.version}: here is the state now")
+        stale_message = (
+            f"that move was made on version {version}, but the game has moved on to version"
+            f" {self.version}: here is the state now" if version < self.version else
+            f"that move names version {version}, which the game has not reached: it is at version"
+            f" {self.version}, here is the state now")
         if version != self.version and (
                 version > self.version or version < self.deal_started
                 or self.table.last_move_of(seat) > version):
