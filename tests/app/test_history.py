@@ -619,14 +619,14 @@ def test_a_room_is_loaded_off_the_event_loop(tmp_path: Path, monkeypatch: pytest
     _store(SqliteStorage(path), room_id, old_actions(room_id))
     held = threading.Event()
     replaying = threading.Event()
-    real = Table.replay
+    real = Table.replay_steps
 
-    def slow_replay(actions: Any) -> Table:
+    def slow_replay(actions: Any) -> Iterator[Table]:
         replaying.set()
         assert held.wait(20), "the other request was never answered"
-        return real(actions)
+        yield from real(actions)
 
-    monkeypatch.setattr(Table, "replay", staticmethod(slow_replay))
+    monkeypatch.setattr(Table, "replay_steps", staticmethod(slow_replay))
     with make_client(Settings(database=str(path))) as client, ThreadPoolExecutor(1) as pool:
         page = pool.submit(client.get, f"/r/{room_id}")
         assert replaying.wait(20)
