@@ -296,7 +296,10 @@ class Review {
     this.result.hidden = i !== last;
     if (i === last) {
       this.result.replaceChildren(outcomeBlock(this.deal.outcome, `${sentence(this.noun())} ${this.n}`, {
-        sideName: (side) => this.sideName(side), noun: this.noun() }), ...this.matchEnd());
+        sideName: (side) => this.sideName(side), noun: this.noun(),
+        mine: (side) => !!this.options.facing
+          && this.summary.sides.some((x) => x.side === side && x.seats.includes(this.options.facing)) }),
+      ...this.matchEnd());
     }
     for (const [name, off] of [["first", i === 0], ["prev", i === 0], ["next", i === last], ["last", i === last]]) {
       const btn = this.container.querySelector(`[data-go="${name}"]`);

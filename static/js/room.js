@@ -543,7 +543,8 @@ function matchResultText() {
 
 
 function outcomeBlock(outcome, title) {
-  return drawOutcome(outcome, title, { sideName, noun: noun() });
+  const mine = (side) => !!state.you && state.view.sides.some((x) => x.side === side && x.seats.includes(state.you));
+  return drawOutcome(outcome, title, { sideName, noun: noun(), mine });
 }
 
 function renderResult() {

@@ -93,11 +93,19 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
     play_turns(page, random.Random(2), 400)
     expect(page.locator("#room")).to_have_attribute("data-phase", "deal_over")
     result = page.locator("#result .sides").inner_text()
+    assert result.count("(you)") == 1, result  # "North–South (you)": Ann's side, at once
 
     page.click('#scores button[data-review="1"]')
     expect(page.locator("#review")).to_be_visible()
     expect(page.locator("#room-grid")).to_be_hidden()
     expect(page.locator("#review-deal")).to_be_focused()  # a screen reader says where it is
+    # The caption runs above the board (beside it, it was a word a line), and
+    # the indicator Tens stand beside the board as at the table.
+    cap, board = page.locator("#review-caption").bounding_box(), page.locator("#review-board").bounding_box()
+    tens = page.locator("#review .indicators").bounding_box()
+    assert cap and board and tens and cap["y"] + cap["height"] <= board["y"] + 1, (cap, board)
+    if device == "desktop":
+        assert tens["x"] >= board["x"] + board["width"] - 1, (tens, board)
     review = api(server, f"/api/rooms/{made['room']}/deals/1")
     last = len(review["steps"]) - 1
     expect(page.locator("#review")).to_have_attribute("data-steps", str(last))
