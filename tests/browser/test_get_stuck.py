@@ -109,6 +109,8 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     # Most states came as patches, and the boards drawn from them agree.
     assert all(r["patch"] > 3 * r["state"] for r in received.values()), received
     texts = {seat: page.locator("#result .sides").inner_text() for seat, page in pages.items()}
+    assert all(t.count(" (you)") == 1 for t in texts.values()), texts  # each player's own side
+    texts = {seat: t.replace(" (you)", "") for seat, t in texts.items()}
     assert len(set(texts.values())) == 1, texts
     totals = {seat: page.locator("#scores tfoot").inner_text() for seat, page in pages.items()}
     assert len(set(totals.values())) == 1, totals

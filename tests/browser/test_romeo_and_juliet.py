@@ -359,7 +359,7 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
     # One line for the whole game is said once: "Red won the game", no "Game: won the game = +1".
     score = pages["black"].locator("#result .side-score")
     said = [" ".join(t.split()) for t in score.all_inner_texts()]
-    assert said == ["Red won the game 1", "Black lost the game 0"]
+    assert said == ["Red won the game 1", "Black (you) lost the game 0"]
     expect(pages["black"].locator("#result .breakdown")).to_have_count(0)
     assert red.evaluate("document.documentElement.scrollWidth") <= 360
     _shot(red, artifacts / "romeo-phone-won.png", full_page=True)
@@ -422,12 +422,14 @@ def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Pa
     for move in _repetition(state):
         state = _play_turn(pages, state, move)
     assert state.end == "repetition"
-    for pg in pages.values():
+    for seat, pg in pages.items():
         expect(pg.locator("#room")).to_have_attribute("data-phase", "match_over")
         expect(pg.locator("#result")).to_contain_text("The same position occurred for the third time: a draw")
         expect(pg.locator(".rj-explain")).to_contain_text("a draw")
         expect(pg.locator("#result .side-score.won")).to_have_count(0)
-        expect(pg.locator("#result .side-score").first).to_have_text(re.compile(r"^Red drew the game\s*0$"))
+        you = " (you)" if seat == "red" else ""
+        expect(pg.locator("#result .side-score").first).to_have_text(
+            re.compile(rf"^Red{re.escape(you)} drew the game\s*0$"))
     _shot(pages["black"], artifacts / "romeo-draw.png", full_page=True)
     assert errors == []
     for c in ctxs:

@@ -198,7 +198,8 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
         assert re.search(r"\d+ cards? played × \d+ in the last turn = \+\d+", sides), sides
         nums = [int(x) for x in p.locator(".st-formula .st-num").all_inner_texts()]
         assert len(nums) == 3 and nums[0] * nums[1] == nums[2] > 0, nums
-        formulas.add((sides, tuple(nums), p.locator("#scores tfoot").inner_text()))
+        assert sides.count(" (you)") == 1, sides  # this page's player's side
+        formulas.add((sides.replace(" (you)", ""), tuple(nums), p.locator("#scores tfoot").inner_text()))
         expect(p.locator("#scores")).to_contain_text(f"First to {target} points")
         if phase == "match_over":
             expect(p.locator("#match-result")).to_contain_text("the match")
