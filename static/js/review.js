@@ -152,7 +152,7 @@ class Review {
     this.extra = el("div", { class: "review-extra" });
     this.caption = el("p", { class: "review-caption", id: "review-caption", "aria-live": "polite" });
     this.slider = el("input", { type: "range", id: "review-slider", min: "0", max: "0", value: "0",
-      "aria-label": "Position in the deal" });
+      "aria-label": `Position in the ${this.noun()}` });
     this.slider.addEventListener("input", () => this.go(Number(this.slider.value)));
     this.where = el("span", { class: "review-where", id: "review-where" });
     const controls = el("div", { class: "review-controls" },
