@@ -118,6 +118,14 @@ def clean_name(raw: str) -> str:
     return name
 
 
+def computer_like(name: str) -> bool:
+    """True if ``name`` ends in a computer player's level in brackets (``"Ada
+    (strong)"``, also in full-width brackets or another case): such names are
+    kept for the computer players, so that nobody passes for one."""
+    folded = unicodedata.normalize("NFKC", name).casefold().rstrip()
+    return any(folded.endswith(f"({level})") for level in BOT_LEVELS)
+
+
 def clean_chat(raw: str) -> str:
     """A chat message as it is kept and shown: line breaks and tabs become
     spaces, other control and format characters are removed (as in

@@ -64,7 +64,6 @@ from app.limits import trim
 from app.logs import get_logger
 from app.patch import state_patch
 from app.protocol import (
-    BOT_LEVELS,
     CHAT_HISTORY,
     CHAT_RATE,
     CHAT_SECONDS,
@@ -74,6 +73,7 @@ from app.protocol import (
     LogEntry,
     Phase,
     SpectatorsFrame,
+    computer_like,
     dump,
     error_text,
 )
@@ -823,13 +823,14 @@ class Room:
     def spectators_view(self) -> dict[str, Any]:
         """How many connections watch without a seat, and the names they gave
         (as ``app.protocol.SpectatorsView`` writes it). A name a seated player
-        goes by is left out (the spectator is counted, unnamed): "watching:
-        Ann" beside Ann's seat read as Ann watching herself, after someone
-        else was refused her name."""
+        goes by, or one kept for computer players (``computer_like``), is
+        left out (the spectator is counted, unnamed): "watching: Ann" beside
+        Ann's seat read as Ann watching herself, after someone else was
+        refused her name."""
         watching = [c for c in self.connections if c.seat is None]
         seated = {h.name.casefold() for _, h in self.table.holders if h.name is not None}
-        names = [n for c in watching
-                 if (n := self.watch_names.get(c)) is not None and n.casefold() not in seated]
+        names = [n for c in watching if (n := self.watch_names.get(c)) is not None
+                 and n.casefold() not in seated and not computer_like(n)]
         return {"count": len(watching), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:
@@ -1010,9 +1011,10 @@ class Room:
         if any(h.name is not None and h.name.casefold() == same for _, h in self.table.holders):
             raise RoomError("name_taken", f"someone at this table is already called {name}: choose"
                             " another name, so that the table can tell you apart")
-        if any(same.endswith(f"({level})") for level in BOT_LEVELS):
-            raise RoomError("name_taken", f"a name such as {name} is kept for the computer players"
-                            " (Ada (strong)): choose another name, so that nobody takes you for one")
+        if computer_like(name):
+            raise RoomError("name_taken", "a name that ends in a level in brackets, like"
+                            " “(strong)”, is kept for the computer players: choose another name,"
+                            " so that nobody takes you for one")
         seat = seat if seat is not None else free[0]
         token = new_token()
 

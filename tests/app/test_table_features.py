@@ -311,6 +311,11 @@ def test_spectators_are_counted_and_named(client: TestClient) -> None:
                 red.watching.clear()
                 anon.send(type="watch", name="p0")
                 _spectators_until(red, lambda f: f["count"] == 2 and f["names"] == ["Zoe"])
+                anon.send(type="watch", name="Max")
+                _spectators_until(red, lambda f: f["count"] == 2 and sorted(f["names"]) == ["Max", "Zoe"])
+                red.watching.clear()
+                anon.send(type="watch", name="Ada (strong)")  # a computer player's kind of name
+                _spectators_until(red, lambda f: f["count"] == 2 and f["names"] == ["Zoe"])
             _spectators_until(red, lambda f: f["count"] == 1 and f["names"] == ["Zoe"])
         _spectators_until(red, lambda f: f["count"] == 0)
         assert red.probe()["view"]["spectators"] == {"count": 0, "names": []}

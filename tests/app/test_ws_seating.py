@@ -137,10 +137,11 @@ def test_a_name_already_at_the_table_is_refused(client: TestClient) -> None:
             assert b.state()["you"] is None
         # A computer player's name: the one North's computer would get, or any
         # name ending in a level, could pass for one (break-it pass).
-        for name in ("Ada (strong)", "ada (STRONG)", "Zed (easy)"):
+        for name in ("Ada (strong)", "ada (STRONG)", "Zed (easy)", "Ada （strong）", "Ada(medium)\u3000"):
             b.send(type="join", seat="E", name=name)
             err = b.recv()
             assert err["code"] == "name_taken" and "computer players" in err["message"], err
+            assert "Ada" not in err["message"]  # one set of brackets: the level's
             assert b.state()["you"] is None
         b.send(type="join", seat="E", name="Romy B (strongest)")
         assert b.joined()["seat"] == "E"
