@@ -16,6 +16,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -170,10 +171,9 @@ class Settings(BaseSettings):
 
     @field_validator("redis_url")
     @classmethod
-    def _redis_scheme(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("a Redis address begins with redis://, rediss:// or unix://"
-                             " (redis://host:6379/0)")
+    def _redis_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            _check_redis_url(value)
         return value
 
     @field_validator("games", mode="before")
@@ -210,6 +210,30 @@ class Settings(BaseSettings):
     def room_idle_seconds(self) -> float:
         """``room_idle_hours`` in seconds."""
         return self.room_idle_hours * 3600.0
+
+
+def _check_redis_url(url: str) -> None:
+    """Raise ``ValueError`` saying what is wrong with ``url`` as a Redis
+    address (``redis://host:6379/0``, ``rediss://…`` or ``unix:///path``),
+    so that the server says it in one line rather than failing later."""
+    example = " (redis://host:6379/0)"
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError("a Redis address begins with redis://, rediss:// or unix://" + example)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises for a port that is not a number from 0 to 65535)
+    except ValueError as exc:
+        why = str(exc)
+        raise ValueError(f"this Redis address cannot be read: {why[:1].lower()}{why[1:]}{example}") from None
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ValueError("a unix:// Redis address names its socket (unix:///run/redis.sock)")
+        return
+    if not parts.hostname:
+        raise ValueError("a Redis address names its host" + example)
+    db = parts.path.lstrip("/")
+    if db and not db.isdigit():
+        raise ValueError(f"the database of a Redis address is a number, not {db[:20]!r}" + example)
 
 
 @lru_cache(maxsize=1)
