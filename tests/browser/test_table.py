@@ -496,3 +496,25 @@ def test_no_sideways_scroll_just_above_the_phone_layout(server: str, browser: Br
             assert wide <= width, (game, options, width, wide)
             page.context.close()
             contexts.remove(page.context)
+
+
+@pytest.mark.parametrize(("game", "seats"), [("get-stuck", ("red", "black")), ("stucco", ("north", "south")),
+                                             ("suitors", ("JS", "JC"))])
+def test_a_name_of_one_long_word_does_not_widen_a_phone(server: str, browser: Browser, artifacts: Path,
+                                                        game: str, seats: tuple[str, str]) -> None:
+    """32 W's (the longest name) broke no line in the banner, and the Suitors
+    Jack's tag reached past the layout's edge: the page scrolled sideways at
+    390 px (verification pass)."""
+    url = create_room(server, game)
+    ctxs = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in seats]
+    pages = [c.new_page() for c in ctxs]
+    for page, seat, letter in zip(pages, seats, "WV", strict=True):
+        sit(page, url, letter * 32, seat)
+    for page in pages:
+        expect(page.locator("#room")).to_have_attribute("data-phase", "playing")
+        expect(page.locator("#seats")).to_contain_text("W" * 32)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{game}: the page scrolls sideways at 390 px: {width}"
+    pages[1].screenshot(path=str(artifacts / f"long-name-{game}-phone.png"))
+    for c in ctxs:
+        c.close()

@@ -148,6 +148,10 @@ function drawCell(state, tok, sq, jacks, region, locked) {
       const tag = el("span", `su-tag${red ? " su-red" : ""}${jack.seat === state.you ? " su-you" : ""}`,
         tagName(state, jack.seat));
       tag.title = `${seatLabel(jack.seat, state)}: ${playerName(state, jack.seat)}`;
+      // At the layout's edge the tag grows inward, not past the page's edge.
+      const col = sq.charCodeAt(0) - 97;
+      if (col === 0) tag.classList.add("su-at-start");
+      else if (col === b.width - 1) tag.classList.add("su-at-end");
       cell.append(tag);
     } else {
       cell.classList.add("su-unused");
