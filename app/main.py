@@ -37,7 +37,7 @@ from app.bots import Thinker
 from app.collector import Collector
 from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
-from app.lobby import ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
+from app.lobby import EVICT_AGE, ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.logs import get_logger, install_log_filters
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
 from app.security import guard_sockets, openapi_url, protect
@@ -313,7 +313,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             return JSONResponse({"detail": str(exc)}, status_code=429 if exc.per_address else 503,
                                 headers={"Retry-After": str(round(exc.retry_after))})
         except LobbyFull as exc:
-            return JSONResponse({"detail": str(exc)}, status_code=503)
+            # A room nobody opened makes way once it is EVICT_AGE old.
+            return JSONResponse({"detail": str(exc)}, status_code=503,
+                                headers={"Retry-After": str(round(EVICT_AGE))})
         except Unavailable:
             return JSONResponse({"detail": "the server cannot save rooms just now; try again in a"
                                  " moment"}, status_code=503)

@@ -136,6 +136,7 @@ def test_max_rooms_gives_503() -> None:
         r = c.post("/api/rooms", json={"game": "get-stuck"})
         assert r.status_code == 503
         assert "2 rooms" in r.json()["detail"]
+        assert r.headers["retry-after"] == "300"  # when a room nobody opened may make way
 
 
 def test_games_follow_settings() -> None:
