@@ -258,8 +258,9 @@ class Lobby:
                       deal: tuple[int, str] | None) -> Room:
         """The room made and stored, within ``max_rooms``: the open rooms in
         storage and those this process is making count (requests at once
-        cannot all pass the count), and a room that another process made at
-        the same moment past the limit is closed again (:class:`LobbyFull`).
+        cannot all pass the count), and with several processes a room made
+        past the limit because another made one at the same moment is closed
+        again (:class:`LobbyFull`).
         Raises :class:`Unavailable` if the storage fails."""
         limit = self.settings.max_rooms
         async with self._counting:  # one count at a time, each then holding its place at once
@@ -274,7 +275,9 @@ class Lobby:
             room = Room.create(game_id, raw_options, journal=self.storage, bots=bots, deal=deal,
                                now=self.clock())
             await room.commit()
-            if await self.storage.count_open() > limit:  # another process made one too
+            # With several processes (a shared presence), another may have
+            # made one at the same moment; one process counted it all above.
+            if self.bus.presence is not None and await self.storage.count_open() > limit:
                 await self.storage.close_room(room.id)
                 raise LobbyFull(f"the server already holds {limit} rooms; try again later")
         except StorageError as exc:

@@ -547,14 +547,9 @@ class Room:
                 raise StorageError(f"room {self.id}: stored version {entry.version} does not apply:"
                                    f" {exc}") from exc
             applied += 1
-            self._follow_left(entry.action, before)
+            _follow_left(self.left_names, entry.action, before)
             self._after_remote()
         return applied
-
-    def _follow_left(self, action: Action, before: Table) -> None:
-        """Keep :attr:`left_names` with an ``action`` committed on ``before``,
-        here (:meth:`_stage`) or by another process (:meth:`sync`)."""
-        _follow_left(self.left_names, action, before)
 
     @staticmethod
     def _replay(stored: StoredRoom) -> tuple[Table, dict[str, str]]:
@@ -588,7 +583,7 @@ class Room:
         is connected where, frames for one connection) once it is applied.
         Raises ``unavailable`` if the write has failed already (unless
         ``quiet``: then the failure is only logged). Who left a seat is kept
-        as for an action committed elsewhere (:meth:`_follow_left`)."""
+        as for an action committed elsewhere (:func:`_follow_left`)."""
         at = time.time() if at is None else at
         meta = self._meta(table, at)
         entry = Entry(table.version, at, action)
@@ -596,7 +591,7 @@ class Room:
         before = self.table
 
         def applied() -> None:
-            self._follow_left(action, before)
+            _follow_left(self.left_names, action, before)
             then()
 
         self._pending = (pending, table, applied, quiet)
@@ -828,9 +823,10 @@ class Room:
         Ann's seat read as Ann watching herself, after someone else was
         refused her name."""
         watching = [c for c in self.connections if c.seat is None]
-        seated = {h.name.casefold() for _, h in self.table.holders if h.name is not None}
-        names = [n for c in watching if (n := self.watch_names.get(c)) is not None
-                 and n.casefold() not in seated and not computer_like(n)]
+        names = [n for c in watching if (n := self.watch_names.get(c)) is not None]
+        if names:  # most rooms have none: nothing more to do with every state
+            seated = {h.name.casefold() for _, h in self.table.holders if h.name is not None}
+            names = [n for n in names if n.casefold() not in seated and not computer_like(n)]
         return {"count": len(watching), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:

@@ -358,7 +358,7 @@ class SqliteStorage:
             if str(mode).lower() != "wal":
                 raise StorageError(f"{where} cannot use write-ahead logging (journal mode {mode})")
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
-        return _set_up(conn, where, wal, None if str(self.path) == ":memory:" else self.path)
+        return _set_up(conn, where, wal, self.path)
 
     def _connect(self) -> sqlite3.Connection:
         """The sync thread's connection: the file opened (its directory made),
@@ -402,8 +402,7 @@ class SqliteStorage:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
-        return _set_up(self._open_connection(), where, migrate,
-                       None if str(self.path) == ":memory:" else self.path)
+        return _set_up(self._open_connection(), where, migrate, self.path)
 
     def _run(self, ready: concurrent.futures.Future[None]) -> None:
         try:
