@@ -296,9 +296,7 @@ class Review {
     this.result.hidden = i !== last;
     if (i === last) {
       this.result.replaceChildren(outcomeBlock(this.deal.outcome, `${sentence(this.noun())} ${this.n}`, {
-        sideName: (side) => this.sideName(side), noun: this.noun(),
-        mine: (side) => !!this.options.facing
-          && this.summary.sides.some((x) => x.side === side && x.seats.includes(this.options.facing)) }),
+        sideName: (side) => this.sideName(side), noun: this.noun(), you: this.options.facing }),
       ...this.matchEnd());
     }
     for (const [name, off] of [["first", i === 0], ["prev", i === 0], ["next", i === last], ["last", i === last]]) {

@@ -498,7 +498,7 @@ function bannerActions() {
   // The seats panel has the same button, but on a phone it is below the board.
   for (const s of state.you ? awayToMove().filter((x) => x.handover) : []) {
     box.append(el("button", { class: "btn", type: "button", "data-hand-over-banner": s.seat,
-      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) },
+      onclick: addBot(s.seat) },
       `Hand ${bareName(s)}'s seat to a computer`));
   }
   const ready = readyButton();
@@ -543,8 +543,7 @@ function matchResultText() {
 
 
 function outcomeBlock(outcome, title) {
-  const mine = (side) => !!state.you && state.view.sides.some((x) => x.side === side && x.seats.includes(state.you));
-  return drawOutcome(outcome, title, { sideName, noun: noun(), mine });
+  return drawOutcome(outcome, title, { sideName, noun: noun(), you: state.you });
 }
 
 function renderResult() {
@@ -747,7 +746,7 @@ function computerButton(s) {
   const btn = (attrs, text) => el("button", { class: "btn small", type: "button", ...attrs }, text);
   if (!s.name) {
     return btn({ "data-add-bot": s.seat, "aria-label": `Add a computer player at ${label}`,
-      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) }, "Add computer player");
+      onclick: addBot(s.seat) }, "Add computer player");
   }
   if (s.kind === "computer" && state.phase !== "playing") {
     return btn({ "data-remove-bot": s.seat, "aria-label": `Remove the computer player at ${label}`,
@@ -755,10 +754,14 @@ function computerButton(s) {
   }
   if (s.handover && state.phase === "playing" && s.seat !== state.you) {
     return btn({ "data-hand-over": s.seat, "aria-label": `Hand ${s.name}'s seat to a computer player`,
-      onclick: once(() => send({ type: "add_bot", seat: s.seat, level: chosenLevel() })) }, "Hand to a computer");
+      onclick: addBot(s.seat) }, "Hand to a computer");
   }
   return null;
 }
+
+/** A click handler that seats a computer player of the chosen level at `seat`
+ * (a free seat, or one handed over), once. */
+function addBot(seat) { return once(() => send({ type: "add_bot", seat, level: chosenLevel() })); }
 
 // One level choice for every computer button, kept across redraws so that an
 // open list is not closed by the next state.

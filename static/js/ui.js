@@ -44,10 +44,10 @@ export function sentence(text) { return text ? text.charAt(0).toUpperCase() + te
 /**
  * A deal's result: `title`, the engine's reason and each side's points with
  * the score lines that add up to them (`outcome` as the server sends it).
- * `sideName(side)` names a side; `noun` is "deal" or "game"; `mine(side)`,
- * if given, is true for the side of the person looking ("Red (you)").
+ * `sideName(side)` names a side; `noun` is "deal" or "game"; `you`, if
+ * given, is the seat of the person looking, whose side says so ("Red (you)").
  */
-export function outcomeBlock(outcome, title, { sideName, noun, mine = () => false }) {
+export function outcomeBlock(outcome, title, { sideName, noun, you = null }) {
   const box = el("div", { class: "sides" });
   for (const s of outcome.scores) {
     const won = outcome.winners.includes(s.side);
@@ -61,7 +61,7 @@ export function outcomeBlock(outcome, title, { sideName, noun, mine = () => fals
     const lines = el("ul", { class: "breakdown" });
     for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
     box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), mine(s.side) ? " (you)" : "", said),
+      el("div", {}, el("strong", {}, sideName(s.side)), you && s.seats.includes(you) ? " (you)" : "", said),
       el("div", { class: "pts" }, points(s.points)),
       whole ? null : lines));
   }
