@@ -117,6 +117,9 @@ export function markLast(cells, marks) {
   for (const [sq, ...classes] of marks) if (cells[sq]) cells[sq].classList.add(...classes);
 }
 
+/** Arrow key → its [column, row] step. */
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
 /**
  * The play on one grid board: what lights up and what a click does.
  *
@@ -139,8 +142,9 @@ export function markLast(cells, marks) {
  * move, on the piece again plays its one-click move if it has one (else
  * cancels), on another piece chooses that one; Escape, or a click anywhere
  * else, cancels. A move just sent is not sent twice: nothing is lit until the
- * next state (or for 1.5 s, if the move was refused). Keyboard focus stays on
- * the board across redraws. Returns `{ render, hasMoves, selected }`.
+ * next state (or for 1.5 s, if the move was refused). Tab and the arrow keys
+ * go from one clickable cell to another, Enter or Space clicks; keyboard focus
+ * stays on the board across redraws. Returns `{ render, hasMoves, selected }`.
  */
 export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onChoice }) {
   const c = {
@@ -237,12 +241,36 @@ export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onCho
     else if (single.has(sq)) send(single.get(sq));
   }
 
+  /** The clickable cell nearest to square `from` in the direction `[dx, dy]`
+   * (a step along counts one, a step across two), or null. */
+  function nearest(from, [dx, dy]) {
+    const [x0, y0] = colRow(from);
+    let best = null;
+    let bestScore = Infinity;
+    for (const e of c.grid.querySelectorAll(`.${cell}.${act}`)) {
+      const [x, y] = colRow(e.dataset.square);
+      const along = (x - x0) * dx + (y - y0) * dy;
+      const across = Math.abs((x - x0) * dy) + Math.abs((y - y0) * dx);
+      if (along > 0 && along + 2 * across < bestScore) { best = e; bestScore = along + 2 * across; }
+    }
+    return best;
+  }
+
   function listen(e) {
     e.addEventListener("click", () => onCell(e.dataset.square));
     e.addEventListener("keydown", (ev) => {
-      if ((ev.key === "Enter" || ev.key === " ") && e.classList.contains(act)) {
+      if (!e.classList.contains(act) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (ev.key === "Enter" || ev.key === " ") {
         ev.preventDefault();
         onCell(e.dataset.square);
+        return;
+      }
+      // The arrow keys go from one clickable card to the next in their direction.
+      const step = ARROWS[ev.key];
+      const next = step && c.grid ? nearest(e.dataset.square, step) : null;
+      if (next) {
+        ev.preventDefault();
+        next.focus();
       }
     });
   }

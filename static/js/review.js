@@ -208,7 +208,7 @@ class Review {
     const out = [el("h2", {}, "The match"), who];
     const won = s.match_winners.length > 1 ? "A tie." : `${this.sideName(s.match_winners[0])} won.`;
     const over = s.deals.length === 1 ? "is over" : "are over";
-    out.push(el("p", { class: "sub" }, s.over ? `Over. Totals: ${totals}. ${won}`
+    out.push(el("p", { class: "sub" }, s.over ? `Finished. Totals: ${totals}. ${won}`
       : `In play: ${s.deals.length} ${this.noun()}${s.deals.length === 1 ? "" : "s"} ${over} so far. Totals: ${totals}.`));
     const facts = [];
     if (s.date) facts.push(`Started ${s.date}`);

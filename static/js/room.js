@@ -444,7 +444,9 @@ function renderBanner() {
     }
     if (forcedPass()) {
       b.classList.add("forced-pass");
-      sub = `${sub ? `${sub} ` : ""}You have no other move: the table passes for you in a moment.`;
+      sub = `${sub ? `${sub} ` : ""}The table passes for you in a moment, or press Pass now.`;
+    } else if (mine && state.moves.length === 1 && state.moves[0].kind === "pass") {
+      sub = `${sub ? `${sub} ` : ""}Press Pass.`;
     }
   } else if (state.phase === "deal_over") {
     b.classList.add("over");

@@ -33,7 +33,8 @@ def _mover(pages: dict[str, Page], tries: int = 50) -> tuple[str, Page] | None:
 SAW_FORCED_PASS = """
 new MutationObserver(() => {
   const b = document.getElementById("banner");
-  if (b && b.textContent.includes("the table passes for you")) window.__sawForcedPass = true;
+  const said = "The table passes for you in a moment, or press Pass now.";
+  if (b && b.textContent.includes(said)) window.__sawForcedPass = true;
 }).observe(document, { subtree: true, childList: true, characterData: true });
 """
 """Records whether the banner ever said that the server is about to pass."""
@@ -208,6 +209,47 @@ def test_keyboard_plays_a_move(server: str, browser: Browser, artifacts: Path) -
     before = version(mover)
     mover.keyboard.press("Enter")  # no Tab needed
     wait_version(mover, before + 1)
+    for c in ctxs:
+        c.close()
+
+
+def _col_row(square: str) -> tuple[int, int]:
+    return ord(square[0]) - 97, int(square[1:]) - 1
+
+
+def test_arrow_keys_go_between_playable_cards(server: str, browser: Browser) -> None:
+    """On the board, an arrow key takes the focus to the nearest playable
+    card in its direction (a step along counts one, a step across two), and
+    stays put when there is none; Enter then plays the focused card."""
+    url = create_room(server, "get-stuck", {"seed": 5})
+    ctxs = [browser.new_context(viewport={"width": 1366, "height": 768}) for _ in range(2)]
+    a, b = (c.new_page() for c in ctxs)
+    sit(a, url, "Ada", "red")
+    sit(b, url, "Bo", "black")
+    mover = a if a.locator(".cell.playable").count() else b
+    squares = mover.eval_on_selector_all(".cell.playable", "es => es.map((e) => e.dataset.square)")
+    assert len(squares) >= 2, squares
+    arrows = {"ArrowLeft": (-1, 0), "ArrowRight": (1, 0), "ArrowUp": (0, -1), "ArrowDown": (0, 1)}
+    focused = lambda: mover.evaluate("() => document.activeElement.dataset.square || null")  # noqa: E731
+    moved = 0
+    for start in squares:
+        for key, (dx, dy) in arrows.items():
+            mover.locator(f'.cell.playable[data-square="{start}"]').focus()
+            x0, y0 = _col_row(start)
+            best, score = start, None
+            for sq in squares:
+                x, y = _col_row(sq)
+                along = (x - x0) * dx + (y - y0) * dy
+                cost = along + 2 * (abs((x - x0) * dy) + abs((y - y0) * dx))
+                if along > 0 and (score is None or cost < score):
+                    best, score = sq, cost
+            mover.keyboard.press(key)
+            assert focused() == best, (start, key)
+            moved += best != start
+    assert moved  # some arrow went somewhere
+    v = version(mover)
+    mover.keyboard.press("Enter")
+    wait_version(mover, v + 1)
     for c in ctxs:
         c.close()
 

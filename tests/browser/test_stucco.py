@@ -101,6 +101,8 @@ def play_out(pages: dict[str, Page], shots: Path, tag: str, *, tap: bool = False
         if page.locator("#pass-btn").count():
             assert page.locator(".st-playable").count() == 0
             expect(page.locator("#banner")).to_contain_text("cannot follow")
+            # The room does not pass for the players here: the banner asks for Pass.
+            expect(page.locator("#banner .sub")).to_contain_text("plays on. Press Pass.")
             expect(page.locator("#pass-btn")).to_contain_text("cannot follow")
             page.locator("#pass-btn").tap() if tap else page.click("#pass-btn")
             passes += 1
@@ -281,3 +283,32 @@ def test_a_watching_tab_keeps_facing_its_seat(server: str, browser: Browser) -> 
     expect(first.locator(".seat-row.you")).to_have_count(0)  # the first tab watches now
     expect(bottom).to_have_attribute("data-seat", "north")
     ctx.close()
+
+
+def test_arrow_keys_go_along_the_hand(server: str, browser: Browser) -> None:
+    """In one's own hand, the arrow keys take the focus to the previous or
+    next playable card (and no further than the last), and Enter picks the
+    focused card."""
+    url = create_room(server, "stucco", {"seed": 3})
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
+    pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
+    for (seat, page), name in zip(pages.items(), ("Ann", "Ben"), strict=True):
+        sit(page, url, name, seat)
+    page = pages["north"]
+    cards = page.eval_on_selector_all(".st-bottom .st-playable", "es => es.map((e) => e.dataset.card)")
+    assert len(cards) == 16  # every card may be picked
+    focused = lambda: page.evaluate("() => document.activeElement.dataset.card || null")  # noqa: E731
+    page.locator(".st-bottom .st-playable").first.focus()
+    for key, want in (("ArrowRight", 1), ("ArrowDown", 2), ("ArrowLeft", 1), ("ArrowUp", 0),
+                      ("ArrowLeft", 0)):
+        page.keyboard.press(key)
+        assert focused() == cards[want], key
+    page.locator(".st-bottom .st-playable").last.focus()
+    page.keyboard.press("ArrowRight")
+    assert focused() == cards[-1]
+    v = version(page)
+    page.keyboard.press("Enter")
+    wait_version(page, v + 1)
+    expect(page.locator(".st-chosen [data-card]")).to_have_attribute("data-card", cards[-1])
+    for ctx in contexts:
+        ctx.close()

@@ -78,7 +78,7 @@ export function hint(state) {
   const b = state.view.board;
   if (!state.legal_moves.length || !state.you) return "";
   const m = sortMoves(state.moves, clicks);
-  if (m.pass) return "Your Romeo cannot move and no swap is possible: press Pass.";
+  if (m.pass) return "Your Romeo cannot move and no swap is possible: you must pass.";
   const goal = b.juliets[state.you];
   const goalText = `Your Juliet is the ${pretty(b.cells[indexOf(goal, b.width)])} at ${goal}.`;
   if (b.opened && !b.opened[state.you]) {

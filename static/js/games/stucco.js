@@ -123,7 +123,14 @@ function playable(card, move, label, ctx) {
   const go = () => ctx.play(move);
   card.addEventListener("click", go);
   card.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); }
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); return; }
+    // The arrow keys go to the previous or next playable card of the hand.
+    const by = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[e.key];
+    const row = card.closest(".st-cards");
+    const hand = by && row ? [...row.querySelectorAll(".st-playable")] : [];
+    const next = hand[hand.indexOf(card) + by];
+    if (next) { e.preventDefault(); next.focus(); }
   });
 }
 

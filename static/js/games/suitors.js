@@ -84,7 +84,7 @@ export function passLabel() { return "Pass (no legal move)"; }
 export function hint(state) {
   if (!state.legal_moves.length || !state.you) return "";
   const m = sortMoves(state.moves, clicks);
-  if (m.pass) return "You cannot reveal or jump: press Pass.";
+  if (m.pass) return "You cannot reveal or jump: you must pass.";
   const b = state.view.board;
   const what = !m.pairs.size ? "Turn up a lit face-down card."
     : !m.single.size ? `${clickWord(true)} a lit Jumper, then where it lands.`
