@@ -304,7 +304,8 @@ class RedisStorage:
             await self.client.ping()
             info = await self.client.info("persistence")
         except RedisError as exc:
-            raise StorageError(f"cannot reach Redis at {self._where()} (CARDBOARD_REDIS_URL): {exc}."
+            why = str(exc).rstrip(".")
+            raise StorageError(f"cannot reach Redis at {self._where()} (CARDBOARD_REDIS_URL): {why}."
                                " Start Redis, or unset CARDBOARD_REDIS_URL to keep rooms in SQLite"
                                ) from None
         if str(info.get("aof_enabled", "0")) != "1":

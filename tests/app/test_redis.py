@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import websockets
 from redis.exceptions import RedisError
-from redistest import AppServer, Client, RedisServer, app_servers, check_versions, redis_server
+from redistest import AppServer, Client, RedisServer, app_servers, check_versions, free_port, redis_server
 from roomtest import TextConn
 
 from app.lobby import ComputersBusy, Lobby, LobbyFull
@@ -1142,3 +1142,30 @@ def test_a_seat_given_up_on_one_process_names_its_person_on_the_other(cluster: C
             await client.close()
 
     asyncio.run(main())
+
+
+def test_a_redis_nobody_answers_is_named_at_start() -> None:
+    """Opening a Redis storage that nothing listens to says where it looked
+    and what to do, in one sentence each. Under uvicorn's event loop (uvloop)
+    the driver's own message ends with a full stop ("Connection refused."):
+    the storage's must not add a second."""
+    import uvloop
+
+    from app.storage import StorageError
+    from app.storage.redis import RedisStorage
+
+    port = free_port()
+
+    async def main() -> None:
+        store = RedisStorage(f"redis://127.0.0.1:{port}/0")
+        try:
+            with pytest.raises(StorageError) as caught:
+                await store.open()
+        finally:
+            await store.close()
+        text = str(caught.value)
+        assert text.startswith(f"cannot reach Redis at 127.0.0.1:{port} (CARDBOARD_REDIS_URL): "), text
+        assert "Connection refused." in text and ".." not in text, text
+        assert text.endswith("Start Redis, or unset CARDBOARD_REDIS_URL to keep rooms in SQLite"), text
+
+    uvloop.run(main())
