@@ -63,7 +63,7 @@ export function parsePosition(hash) {
  * Draw the review of `source` in `container` and resolve to its controller
  * (`show(deal, move)`, `close()`). Options: `deal` and `move` to open at
  * (default: deal 1, its opening position); `onPosition(deal, move)` after
- * each step; `onClose` adds a "Back to the table" button; `newTab` opens a
+ * each step; `onClose` adds a "Back to the table" button (Escape too); `newTab` opens a
  * room made by "Play this deal again" in a new tab; `facing` the seat of the
  * player who reviews from the room, which a board drawn from one seat's side
  * (Stucco's hands) puts nearest, as at the table; `toast(text, kind)`
@@ -329,10 +329,18 @@ class Review {
   }
 
   key(e) {
-    if (this.container.hidden || !this.deal || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (this.container.hidden || e.altKey || e.ctrlKey || e.metaKey) return;
     const t = e.target;
+    const inside = (sel) => t && t.closest && t.closest(sel);
+    // Escape goes back to the table, as "Back to the table" does (in a room),
+    // from anywhere but a text field, and before the deal has come.
+    if (e.key === "Escape" && this.options.onClose && !inside("textarea, select, [contenteditable], input:not([type=range])")) {
+      e.preventDefault();
+      this.close();
+      return;
+    }
     // The slider handles its own keys (and says so with "input"); text fields keep theirs.
-    if (t && t.closest && t.closest("input, textarea, select, [contenteditable]")) return;
+    if (!this.deal || inside("input, textarea, select, [contenteditable]")) return;
     const last = this.deal.steps.length - 1;
     const to = { ArrowRight: this.i + 1, ArrowLeft: this.i - 1, Home: 0, End: last }[e.key];
     if (to === undefined) return;

@@ -293,6 +293,7 @@ const FRAME_HANDLERS = {
     else f.facing = (replaced && lastSeat) || sitAt || null;
     render();
     tellName();
+    tellPlayedForYou();
     if (prev && dealStarted(prev, f)) closeReviewForNewDeal();
     if (prev && prev.phase === "playing" && ["deal_over", "match_over"].includes(f.phase)) showResult();
   },
@@ -320,6 +321,35 @@ const FRAME_HANDLERS = {
     handle(f);
   },
 };
+
+/** Back in a seat that a computer player held: "While you were away,
+ * Alan (easy) played 3 moves for you.", once for each such run of moves
+ * (the log names who made each move). Only after a move of one's own in the
+ * deal: someone who took a seat a computer player had left learns nothing
+ * from it. */
+let toldPlayedFor = "";
+function tellPlayedForYou() {
+  const me = state.you ? seatInfo(state.you) : null;
+  if (!me || me.kind !== "human" || !me.name) return;
+  const log = state.view.log;
+  let n = 0;
+  let last = -1;
+  let by = "";
+  let mine = false;
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log[i];
+    if (e.seat !== state.you || !e.by) continue;
+    mine = e.by === me.name;
+    if (mine) break;
+    n += 1;
+    by = e.by;
+    if (last < 0) last = i;
+  }
+  const key = `${state.view.deal}|${last}`;
+  if (!n || !mine || key === toldPlayedFor) return;
+  toldPlayedFor = key;
+  toast(`While you were away, ${by} played ${n} move${n === 1 ? "" : "s"} for you.`);
+}
 
 function onFrame(f) {
   const handle = Object.hasOwn(FRAME_HANDLERS, f.type) ? FRAME_HANDLERS[f.type] : null;

@@ -60,8 +60,11 @@ export function outcomeBlock(outcome, title, { sideName, noun, you = null }) {
     if (whole) said = ` ${s.lines[0].detail}`;
     const lines = el("ul", { class: "breakdown" });
     for (const ln of s.lines) lines.append(el("li", {}, `${ln.label}: ${ln.detail} = ${signed(ln.points)}`));
+    // A board that names the viewer's side "You (J♠)" has said it already.
+    const name = sideName(s.side);
+    const yours = you && s.seats.includes(you) && !/^You\b/.test(name) ? " (you)" : "";
     box.append(el("div", { class: `side-score${won ? " won" : ""}`, "data-side": s.side },
-      el("div", {}, el("strong", {}, sideName(s.side)), you && s.seats.includes(you) ? " (you)" : "", said),
+      el("div", {}, el("strong", {}, name), yours, said),
       el("div", { class: "pts" }, points(s.points)),
       whole ? null : lines));
   }

@@ -105,6 +105,11 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     sit(ann, url, "Ann", "red")
     sit(bob, url, "Bob", "black")
     expect(ann.locator("#room")).to_have_attribute("data-phase", "playing")
+    # Bob makes a move of his own first (Ann moves first if it is her turn).
+    for page in (ann, bob) if ann.locator(".cell.playable").count() else (bob,):
+        v = version(page)
+        page.locator(".cell.playable").first.click()
+        wait_version(page, v + 1)
     bob_saved = bob_ctx.storage_state()  # his seat's token, for when he comes back
     bob_ctx.close()  # Bob's laptop goes to sleep in the middle of the deal
     if ann.locator(".cell.playable").count():  # Ann's turn first: then Bob's
@@ -133,10 +138,17 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     # Bob comes back and has his seat again; the log still names the computer
     # for the moves it made for him, not Bob.
     back_ctx = browser.new_context(storage_state=bob_saved)
-    back_ctx.new_page().goto(url)
+    back = back_ctx.new_page()
+    back.goto(url)
     expect(row.locator(".seat-name")).to_have_text("Bob", timeout=15_000)
     black = ann.locator("#log li", has_text="Black moves")
-    expect(black.first.locator(".who")).to_have_text("Alan (easy)")
+    expect(black.first.locator(".who")).to_have_text("Bob")  # his own move
+    expect(black.nth(1).locator(".who")).to_have_text("Alan (easy)")
+    # Bob's page tells him, once, what the computer did in his place.
+    played = ann.locator("#log li .who", has_text="Alan (easy)").count()
+    told = f"While you were away, Alan (easy) played {played} move{'' if played == 1 else 's'} for you."
+    expect(back.locator(".toast", has_text="While you were away")).to_have_text(told)
+    back.screenshot(path=str(artifacts / "bots-told-on-return.png"))
     expect(ann.locator("#log li", has_text="Red moves").first.locator(".who")).to_have_text("Ann")
     ann.screenshot(path=str(artifacts / "bots-handed-back.png"))
     back_ctx.close()

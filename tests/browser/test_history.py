@@ -169,6 +169,11 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
     expect(page.locator("#review")).to_be_hidden()
     expect(page.locator('#scores button[data-review="1"]')).to_be_focused()  # back where it began
     expect(page.locator("#room-grid")).to_be_visible()
+    page.locator('#scores button[data-review="1"]').click()
+    expect(page.locator("#review")).to_be_visible()
+    page.keyboard.press("Escape")  # as "Back to the table"
+    expect(page.locator("#review")).to_be_hidden()
+    expect(page.locator('#scores button[data-review="1"]')).to_be_focused()
     assert errors == [] and violations(page) == []
     ctx.close()
 
@@ -222,6 +227,13 @@ def test_a_shared_match_link_opens_in_a_fresh_browser(server: str, browser: Brow
     expect(phone.locator("#review")).to_have_attribute("data-step", "3")
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"the match page scrolls sideways at 360 px: {width}"
+    # The match's actions are on the first screen, above the board (they used
+    # to come after the whole list of moves).
+    boxes = {sel: phone.locator(sel).bounding_box() or {} for sel in
+             ("#play-again", "#new-from-seed", "#record-link", "#review-board")}
+    for button in ("#play-again", "#new-from-seed", "#record-link"):
+        assert boxes[button]["y"] + boxes[button]["height"] <= PHONE["viewport"]["height"], boxes
+        assert boxes[button]["y"] < boxes["#review-board"]["y"], boxes
     settled_shot(phone, artifacts / "review-match-phone.png")
     phone.context.close()
 

@@ -265,6 +265,12 @@ def test_forty_turns_with_swaps_both_pages_agree(server: str, browser: Browser, 
             # The two cards of the most recent swap carry the lock.
             for pg in pages.values():
                 assert _lit(pg, ".rj-locked") == sorted(last["squares"])
+                # ... which the line under the board explains (a tooltip never shows on a phone).
+                expect(pg.locator(".rj-legend")).to_have_text(
+                    "The two cards of the last swap: no swap may use either of them now.")
+        elif not GAME.view(state, None)["locked"]:
+            for pg in pages.values():
+                expect(pg.locator(".rj-legend")).to_have_count(0)
             if kinds["swap"] == 1:
                 _shot(pages["red"], artifacts / "romeo-swap.png")
     assert state.turns >= 40 and state.end == ""

@@ -226,6 +226,10 @@ def test_three_players_play_to_the_queen(server: str, browser: Browser, artifact
             "Ben's J♥ reached the Queen of Hearts: Ben wins."
         expect(page.locator(".su-status")).to_have_text(line)
         expect(page.locator("#board .su-cell.su-winner")).to_have_attribute("data-jack", "JH")
+        # The page's own side is "You (J♠)", said once (not "You (J♠) (you)").
+        own = page.locator(f'#result .side-score[data-side="{seat}"]')
+        expect(own).to_contain_text(f"You (J{dict(JS='♠', JH='♥', JC='♣')[seat]})")
+        expect(own).not_to_contain_text("(you)")
     settled_shot(pages["JS"], artifacts / "suitors-end.png", full_page=True)
     assert errors == []
     for ctx in ctxs:

@@ -412,6 +412,17 @@ function watchSize(wrap, grid, cells, b) {
   ui.observer.observe(grid);
 }
 
+/** Under the board while two cards are locked: what their padlock means
+ * (RULINGS.md, Romeo and Juliet rule 4: a swap may not use either). */
+function lockLegend(b) {
+  if (!b.locked.length) return [];
+  const line = el("p", "rj-legend");
+  line.setAttribute("aria-hidden", "true");  // each locked cell's name says it
+  line.append(lockBadge("rj-lock-badge", "", "rj-lock"),
+    el("span", "", "The two cards of the last swap: no swap may use either of them now."));
+  return [line];
+}
+
 export function render(container, state, ctx) {
   const b = state.view.board;
   const status = container.querySelector(":scope > .rj-status") || el("div", "rj-status");
@@ -432,7 +443,7 @@ export function render(container, state, ctx) {
     after: ({ grid, cells, oldRects, fresh }) => {
       drawOverlay(wrap, grid, cells, b);
       watchSize(wrap, grid, cells, b);
-      if (ctx.extra) ctx.extra.replaceChildren();
+      if (ctx.extra) ctx.extra.replaceChildren(...lockLegend(b));
       if (fresh) animateTurn(b, cells, grid, oldRects);
     },
   });
