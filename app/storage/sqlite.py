@@ -268,6 +268,8 @@ class SqliteStorage:
         self.holds = 0
         """Times the loop's commits were held for a checkpoint to finish."""
         self._lock: str | None = None  # the lock file held (see _claim)
+        self._file: tuple[int, int] | None = None  # the file opened: (device, inode)
+        self._file_lost = False  # _check_file has said so
 
     def _claim(self) -> None:
         """Hold ``<file>.lock`` (an exclusive ``flock``; ``<file>`` with
@@ -402,7 +404,25 @@ class SqliteStorage:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
-        return _set_up(self._open_connection(), where, migrate, self.path)
+        conn = _set_up(self._open_connection(), where, migrate, self.path)
+        self._file = _identity(self.path)
+        return conn
+
+    def _check_file(self) -> None:
+        """Raise :class:`StorageError` if the file at :attr:`path` is no longer
+        the one opened (removed, or replaced by another): SQLite would go on
+        writing to the file it holds open, which nobody can find again, and
+        every later commit would be lost with the next restart. Logged once;
+        a file moved back in place is written again."""
+        if self._file is None or _identity(self.path) == self._file:
+            self._file_lost = False
+            return
+        message = (f"the database file {str(self.path)!r} was removed or replaced while the server"
+                   " ran: nothing more is saved. Put the file back, or restart the server")
+        if not self._file_lost:
+            self._file_lost = True
+            log.critical("%s", message)
+        raise StorageError(message)
 
     def _run(self, ready: concurrent.futures.Future[None]) -> None:
         try:
@@ -521,6 +541,7 @@ class SqliteStorage:
         of each. Without ``savepoints`` a failing job rolls everything back
         and raises :class:`_Redo`."""
         outcomes: list[tuple[Any, BaseException | None]] = []
+        self._check_file()
         conn.execute("BEGIN IMMEDIATE")
         for job in jobs:
             if savepoints:
@@ -761,6 +782,15 @@ class SqliteStorage:
                 done.append(room_id)
             return done
         return await self._call(run)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` as (device, inode), or ``None`` if there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _close(conn: sqlite3.Connection, room_id: str, keep: bool) -> None:

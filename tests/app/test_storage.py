@@ -658,3 +658,43 @@ def test_meta_fields_round_trip(tmp_path: Path) -> None:
             stored = await s.load("room0001")
             assert stored is not None and stored.meta == full
         run(storage, scenario)
+
+
+@pytest.mark.parametrize("sync", ["NORMAL", "FULL"])
+def test_a_file_removed_under_the_server_is_said_and_nothing_is_acknowledged(
+        tmp_path: Path, sync: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The database file moved away (or deleted) while the server runs: SQLite
+    would go on writing to the file it holds open, and what it acknowledged
+    would be gone at the next restart. Every write is refused instead, with
+    what happened and what to do, said once in the log; moved back, the file
+    is written again, and it holds exactly what was acknowledged."""
+    path = tmp_path / "cb.db"
+    aside = tmp_path / "aside.db"
+    storage = SqliteStorage(path, sync)
+
+    async def main() -> None:
+        await storage.open()
+        try:
+            await make_room(storage, "room0001", 2)
+            path.rename(aside)
+            for v in (2, 2):  # refused each time, the version not taken
+                with pytest.raises(StorageError, match="was removed or replaced while the server ran"):
+                    await done(storage.append(meta("room0001", v), Entry(v, NOW, action(v))))
+            with pytest.raises(StorageError, match="removed or replaced"):
+                await done(storage.create(meta("room0002"), Entry(0, NOW, action(0))))
+            aside.rename(path)
+            await done(storage.append(meta("room0001", 2), Entry(2, NOW, action(2))))
+        finally:
+            await storage.close()
+
+    with caplog.at_level("CRITICAL", logger="app.storage.sqlite"):
+        asyncio.run(main())
+    assert [r.getMessage() for r in caplog.records if r.levelname == "CRITICAL"] == [
+        f"the database file {str(path)!r} was removed or replaced while the server ran: nothing more"
+        " is saved. Put the file back, or restart the server"]
+
+    async def check(s: Storage) -> None:
+        stored = await s.load("room0001")
+        assert stored is not None and [e.version for e in stored.entries] == [0, 1, 2]
+        assert await s.load("room0002") is None
+    sqlite_run(path, check)
