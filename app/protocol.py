@@ -104,13 +104,30 @@ def _visible(text: str) -> bool:
     return any(unicodedata.category(ch)[0] in _VISIBLE and ch not in _BLANK_LOOKING for ch in text)
 
 
+MARKS_MAX = 2
+"""Combining marks kept on one character of a name (more would draw over
+the lines above and below it)."""
+
+
+def _few_marks(text: str) -> str:
+    """``text`` with at most :data:`MARKS_MAX` combining marks in a row."""
+    out: list[str] = []
+    run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        if run <= MARKS_MAX:
+            out.append(ch)
+    return "".join(out)
+
+
 def clean_name(raw: str) -> str:
     """A player name with control and format characters (bidi overrides,
     zero-width characters; also lone surrogates, line and paragraph
-    separators) removed, then trimmed. Raises ``ValueError`` unless
-    1 to :data:`NAME_MAX` characters remain. Markup is left as it is: the name
+    separators) removed, combining marks cut to :data:`MARKS_MAX` a
+    character, then trimmed. Raises ``ValueError`` unless 1 to
+    :data:`NAME_MAX` characters remain. Markup is left as it is: the name
     is text, and escaping is the page's job."""
-    name = "".join(ch for ch in raw if unicodedata.category(ch) not in _DROP).strip()
+    name = _few_marks("".join(ch for ch in raw if unicodedata.category(ch) not in _DROP)).strip()
     if not _visible(name):
         raise ValueError("a name needs at least one visible character")
     if len(name) > NAME_MAX:
@@ -118,11 +135,28 @@ def clean_name(raw: str) -> str:
     return name
 
 
+_LOOK_ALIKE = str.maketrans(
+    "авекмнорстухіјѕԁԛԝαβεζηικμνορτυχ",
+    "abekmhopctyxijsdqwabezhikmnoptux")
+"""Cyrillic and Greek letters (as :meth:`str.casefold` leaves them) → the
+Latin letter they look like, in lower or upper case (Cyrillic "Аnn" is
+"Ann" to the eye)."""
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: compatibility forms folded (NFKC:
+    full-width "Ａｎｎ" is "Ann"), case folded, and Cyrillic and Greek
+    letters that look like Latin ones read as those. Names with the same key
+    could not be told apart at the table."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKE)
+
+
 def computer_like(name: str) -> bool:
     """True if ``name`` ends in a computer player's level in brackets (``"Ada
-    (strong)"``, also in full-width brackets or another case): such names are
-    kept for the computer players, so that nobody passes for one."""
-    folded = unicodedata.normalize("NFKC", name).casefold().rstrip()
+    (strong)"``, also in full-width brackets, another case or look-alike
+    letters): such names are kept for the computer players, so that nobody
+    passes for one."""
+    folded = name_key(name).rstrip()
     return any(folded.endswith(f"({level})") for level in BOT_LEVELS)
 
 

@@ -76,6 +76,7 @@ from app.protocol import (
     computer_like,
     dump,
     error_text,
+    name_key,
 )
 from app.storage.base import (
     Entry,
@@ -133,7 +134,8 @@ process committed the same version first (:class:`Conflict`)."""
 class Conflict(RoomError):
     """The storage refused a commit because another server process had
     committed that version first (``StorageConflict``): the room is behind.
-    :meth:`Room.act` catches up and judges the action again."""
+    :meth:`Room.act` catches up and judges the action again. ``version`` is
+    the one the action was judged on, which the game has moved past."""
 
     def __init__(self, version: int) -> None:
         super().__init__("stale_version", f"the game moved on past version {version} just as this"
@@ -438,12 +440,18 @@ class Room:
         return now - since > self.handover_seconds
 
     # ---- the commit point ---------------------------------------------------------------
-    async def act(self, action: Callable[[], None], conn: Connection | None = None) -> bool:
+    async def act(self, action: Callable[[], None], conn: Connection | None = None, *,
+                  versioned: bool = True) -> bool:
         """Run one room action (a call of :meth:`join`, :meth:`move`, …)
         through the commit point, under the room's lock. True if it was
         committed. A refusal (``RoomError``, ``unavailable`` included) is sent
         to ``conn`` with a fresh state and gives False; without ``conn`` it is
-        raised."""
+        raised. An action that another server process's commit overtook is
+        judged again on the table that commit made; refused there, an action
+        made on a version (``versioned``: a move, ``ready``, ``rematch`` …)
+        is told ``stale_version`` (it came too late: a double click sent to
+        two processes), one without (``join``, ``leave`` …) why that table
+        refuses it (``seat_taken``, ``not_playing`` …)."""
         async with self.lock:
             if self._pending is not None:
                 # The commit of an action whose caller was cancelled: let it
@@ -468,7 +476,8 @@ class Room:
                     self._pending = None
                     # Refused on the table another process made: the action
                     # came too late (a double click sent to two processes).
-                    error = conflict if conflict is not None and exc.code != "unavailable" else exc
+                    late = versioned and conflict is not None and exc.code != "unavailable"
+                    error = conflict if late and conflict is not None else exc
                 else:
                     return True
                 try:
@@ -646,7 +655,7 @@ class Room:
                 self.broadcast()
                 return
             if conflict and table is not None:
-                raise Conflict(table.version)
+                raise Conflict(table.version - 1)
             raise RoomError("unavailable", UNKNOWN if isinstance(error, StorageUnknown) else UNAVAILABLE)
         if table is None:
             then()
@@ -825,8 +834,8 @@ class Room:
         watching = [c for c in self.connections if c.seat is None]
         names = [n for c in watching if (n := self.watch_names.get(c)) is not None]
         if names:  # most rooms have none: nothing more to do with every state
-            seated = {h.name.casefold() for _, h in self.table.holders if h.name is not None}
-            names = [n for n in names if n.casefold() not in seated and not computer_like(n)]
+            seated = {name_key(h.name) for _, h in self.table.holders if h.name is not None}
+            names = [n for n in names if name_key(n) not in seated and not computer_like(n)]
         return {"count": len(watching), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:
@@ -1003,8 +1012,8 @@ class Room:
             raise RoomError("room_full", "the room is full: you are watching as a spectator")
         if conn.seat is not None:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
-        same = name.casefold()
-        if any(h.name is not None and h.name.casefold() == same for _, h in self.table.holders):
+        same = name_key(name)
+        if any(h.name is not None and name_key(h.name) == same for _, h in self.table.holders):
             raise RoomError("name_taken", f"someone at this table is already called {name}: choose"
                             " another name, so that the table can tell you apart")
         if computer_like(name):

@@ -395,6 +395,32 @@ def test_double_click_to_two_processes_plays_once(cluster: Cluster) -> None:
     asyncio.run(main())
 
 
+def test_two_people_taking_one_seat_on_two_processes_are_told_it_is_taken(cluster: Cluster) -> None:
+    """Two people click the same free seat at the same moment, through two
+    processes, 20 times: one sits, and the other is told ``seat_taken`` (as
+    on one process), never ``stale_version``: a ``join`` names no version,
+    so the compare-and-set that decided it is no reason to give."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        codes: list[str] = []
+        for k in range(20):
+            room = servers[0].post("/api/rooms", {"game": "get-stuck"})["room"]
+            pair = [await Client(f"join{k}@{i}").connect(servers[i].ws, room) for i in (0, 1)]
+            await asyncio.gather(*(c.send(type="join", seat="red", name=f"P{i}")
+                                   for i, c in enumerate(pair)))
+            await pair[0].until(lambda p=pair: sum(c.token is not None for c in p)
+                                + sum(len(c.errors("seat_taken")) + len(c.errors("stale_version"))
+                                      for c in p) == 2, "one seated, one refused")
+            assert sum(c.token is not None for c in pair) == 1
+            codes += [f["code"] for c in pair for f in c.frames if f["type"] == "error"]
+            for c in pair:
+                await c.close()
+        assert codes == ["seat_taken"] * 20, codes
+
+    asyncio.run(main())
+
+
 def test_handover_across_processes(cluster: Cluster) -> None:
     """A person on one process leaves mid-deal: the spectator on the other
     process sees their seat disconnected, then offered for handover at the

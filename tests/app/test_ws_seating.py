@@ -130,14 +130,17 @@ def test_a_name_already_at_the_table_is_refused(client: TestClient) -> None:
         a.send(type="join", seat="N", name="Romy")
         a.joined()
         drain([a, b])
-        for name in ("Romy", "ROMY", " romy "):
+        # Also in full-width letters, or with look-alike Cyrillic and Greek
+        # letters: "Rоmy" with a Cyrillic о reads as Romy (break-it pass).
+        for name in ("Romy", "ROMY", " romy ", "Ｒｏｍｙ", "R\u043emy", "R\u041eMY", "R\u03bfmy"):
             b.send(type="join", seat="E", name=name)
             err = b.recv()
             assert err["code"] == "name_taken" and "already called" in err["message"], err
             assert b.state()["you"] is None
         # A computer player's name: the one North's computer would get, or any
         # name ending in a level, could pass for one (break-it pass).
-        for name in ("Ada (strong)", "ada (STRONG)", "Zed (easy)", "Ada （strong）", "Ada(medium)\u3000"):
+        for name in ("Ada (strong)", "ada (STRONG)", "Zed (easy)", "Ada （strong）", "Ada(medium)\u3000",
+                     "Ada (str\u043eng)"):
             b.send(type="join", seat="E", name=name)
             err = b.recv()
             assert err["code"] == "name_taken" and "computer players" in err["message"], err
@@ -340,6 +343,10 @@ def test_names_lose_format_characters_and_need_something_visible() -> None:
 
     assert clean_name("An\u202en") == "Ann"
     assert clean_name("\u200bBo\u2060") == "Bo"
+    # A pile of combining marks on one letter draws over the lines around the
+    # name (break-it pass): two a letter are kept ("Zoë", Vietnamese "Ngộ").
+    assert clean_name("Z" + "\u0301" * 31) == "Z\u0301\u0301"
+    assert clean_name("Zoe\u0308 Ngo\u0323\u0302") == "Zoe\u0308 Ngo\u0323\u0302"
     for blank in ("\u200b", "\ufeff", "\u2060\u00ad", "\u3164", "\u2800 ", "\U000e0041"):
         with pytest.raises(ValueError):
             clean_name(blank)
