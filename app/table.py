@@ -65,7 +65,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, Literal
 
-from engine.base import SEED_OPTION, Game, OptionError
+from engine.base import SEED_OPTION, Game, OptionError, as_json
 from engine.match import Match, MatchError
 from engine.record import MAX_SEED
 from engine.registry import get_game
@@ -150,7 +150,7 @@ class RoomOption:
         """``value`` if it is ``true`` or ``false``. Raises ``OptionError``
         naming the option."""
         if not isinstance(value, bool):
-            raise OptionError(f"option {self.name!r} must be true or false, not {str(value)[:20]!r}")
+            raise OptionError(f"option {self.name!r} must be true or false, not {as_json(value)}")
         return value
 
 
@@ -235,7 +235,7 @@ def computer_seats(seats: tuple[str, ...], spec: str | Sequence[str], level: str
     elif spec == "all":
         chosen = list(seats)
     elif isinstance(spec, str):
-        raise OptionError(f"bots.seats must be 'others', 'all' or a list of seats, not {spec[:20]!r}")
+        raise OptionError(f"bots.seats must be 'others', 'all' or a list of seats, not {as_json(spec)}")
     else:
         chosen = list(spec)
     if len(set(chosen)) != len(chosen):

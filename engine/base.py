@@ -8,6 +8,7 @@ the game's notation (``docs/notation.md``).
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -107,6 +108,16 @@ class Outcome:
         }
 
 
+def as_json(value: Any, limit: int = 40) -> str:
+    """``value`` as a client wrote it, for an error message: JSON (``true``,
+    ``null``, ``"3"``, ``2.5``), cut to ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class Option:
     """A room option a game accepts: its name, a description for people, its
@@ -127,10 +138,10 @@ class Option:
             # Compare type and value, so that 3.0 or True never pass for 3 or 1.
             if not any(type(value) is type(c) and value == c for c in self.choices):
                 allowed = ", ".join(map(str, self.choices))
-                raise OptionError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+                raise OptionError(f"option {self.name!r} must be one of {allowed}, not {as_json(value)}")
             return value
         if isinstance(value, bool) or not isinstance(value, int):
-            raise OptionError(f"option {self.name!r} must be a whole number, not {value!r}")
+            raise OptionError(f"option {self.name!r} must be a whole number, not {as_json(value)}")
         if self.minimum is not None and value < self.minimum:
             raise OptionError(f"option {self.name!r} must be at least {self.minimum}, not {value}")
         if self.maximum is not None and value > self.maximum:

@@ -109,6 +109,20 @@ def test_create_422_names_the_problem(client: TestClient, body: dict, names: str
     assert names in r.json()["detail"]
 
 
+@pytest.mark.parametrize(("options", "said"), [
+    ({"auto_pass": None}, "option 'auto_pass' must be true or false, not null"),
+    ({"spectator_chat": "yes"}, "option 'spectator_chat' must be true or false, not \"yes\""),
+    ({"deals": True}, "option 'deals' must be a whole number, not true"),
+    ({"deals": 2.5}, "option 'deals' must be a whole number, not 2.5"),
+])
+def test_a_wrong_option_is_told_as_it_was_written(client: TestClient, options: dict, said: str) -> None:
+    """The value in the refusal is the JSON the client sent (``null``,
+    ``true``), not Python's writing of it (``None``, ``True``)."""
+    r = client.post("/api/rooms", json={"game": "get-stuck", "options": options})
+    assert r.status_code == 422
+    assert r.json()["detail"] == said
+
+
 @pytest.mark.parametrize("seed", ["-1", "9223372036854775808", "92233720368547758070", -1, 2**63])
 def test_a_seed_out_of_range_is_told_the_range(client: TestClient, seed: int | str) -> None:
     """Digits with a sign, or too many of them (as the home page's field

@@ -126,7 +126,7 @@ def test_options() -> None:
             deals.check(bad)
     size = Option("size", "s", "small", kind="choice", choices=("small", "large"))
     assert size.check("large") == "large"
-    with pytest.raises(OptionError, match="option 'size' must be one of small, large, not 'huge'"):
+    with pytest.raises(OptionError, match="option 'size' must be one of small, large, not \"huge\""):
         size.check("huge")
     assert SEED_OPTION.check(0) == 0 and SEED_OPTION.check(2**63 - 1) == 2**63 - 1
     for bad_seed in (-1, 2**63, "7"):
