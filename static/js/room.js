@@ -345,9 +345,12 @@ function tellPlayedForYou() {
     by = e.by;
     if (last < 0) last = i;
   }
+  // Told once in this tab, a reload included.
+  const told = `cardboard-told-${state.room}`;
   const key = `${state.view.deal}|${last}`;
-  if (!n || !mine || key === toldPlayedFor) return;
+  if (!n || !mine || key === toldPlayedFor || key === sessionStorage.getItem(told)) return;
   toldPlayedFor = key;
+  try { sessionStorage.setItem(told, key); } catch { /* storage full or off: told once per page */ }
   toast(`While you were away, ${by} played ${n} move${n === 1 ? "" : "s"} for you.`);
 }
 

@@ -149,6 +149,12 @@ def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Brow
     told = f"While you were away, Alan (easy) played {played} move{'' if played == 1 else 's'} for you."
     expect(back.locator(".toast", has_text="While you were away")).to_have_text(told)
     back.screenshot(path=str(artifacts / "bots-told-on-return.png"))
+    # Once: not again after a reload.
+    back.reload()
+    expect(back.locator(".seat-row.you")).to_have_attribute("data-seat", "black")
+    back.wait_for_timeout(800)
+    # (counted now: a toast goes by itself, which expect() would wait for)
+    assert back.locator(".toast", has_text="While you were away").count() == 0
     expect(ann.locator("#log li", has_text="Red moves").first.locator(".who")).to_have_text("Ann")
     ann.screenshot(path=str(artifacts / "bots-handed-back.png"))
     back_ctx.close()

@@ -287,8 +287,9 @@ def test_a_watching_tab_keeps_facing_its_seat(server: str, browser: Browser) -> 
 
 def test_arrow_keys_go_along_the_hand(server: str, browser: Browser) -> None:
     """In one's own hand, the arrow keys take the focus to the previous or
-    next playable card (and no further than the last), and Enter picks the
-    focused card."""
+    next playable card (and no further than the last); the focus stays on
+    its card when the other player's move redraws the table, and Enter picks
+    the focused card."""
     url = create_room(server, "stucco", {"seed": 3})
     contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
@@ -306,9 +307,16 @@ def test_arrow_keys_go_along_the_hand(server: str, browser: Browser) -> None:
     page.locator(".st-bottom .st-playable").last.focus()
     page.keyboard.press("ArrowRight")
     assert focused() == cards[-1]
+    page.keyboard.press("ArrowLeft")
+    # The other player's pick redraws the table: the focus stays on the card
+    # it was on (it used to go back to the first card, so Enter picked that).
     v = version(page)
-    page.keyboard.press("Enter")
+    pick(pages["south"], 0)
     wait_version(page, v + 1)
-    expect(page.locator(".st-chosen [data-card]")).to_have_attribute("data-card", cards[-1])
+    assert focused() == cards[-2]
+    page.keyboard.press("Enter")
+    wait_version(page, v + 2)
+    # Both picks are shown now: North's is the card the focus was on.
+    expect(page.locator('.st-pick[data-seat="north"] [data-card]')).to_have_attribute("data-card", cards[-2])
     for ctx in contexts:
         ctx.close()

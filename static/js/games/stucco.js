@@ -358,6 +358,7 @@ export function render(container, state, ctx) {
   const sameDeal = prevB && ctx.prev.view.deal === state.view.deal;
   const oldRects = rects(container);
   const hadFocus = container.contains(document.activeElement);
+  const focusedCard = hadFocus ? document.activeElement.dataset.card || null : null;
 
   const wrap = el("div", `st-board st-phase-${b.phase}`);
   wrap.append(drawHand(state, OTHER[bottom], ctx, "top"));
@@ -410,7 +411,11 @@ export function render(container, state, ctx) {
     if (c && r) slide(c, { getBoundingClientRect: () => r });
   }
   if (hadFocus) {
-    const first = wrap.querySelector(".st-playable");
-    if (first) first.focus({ preventScroll: true });
+    // The card that had the focus keeps it while it is still playable (the
+    // other player's pick redraws the table: Enter must not then play
+    // another card); else the first playable card takes it.
+    const again = focusedCard ? wrap.querySelector(`.st-bottom .st-playable[data-card="${focusedCard}"]`) : null;
+    const target = again || wrap.querySelector(".st-playable");
+    if (target) target.focus({ preventScroll: true });
   }
 }
