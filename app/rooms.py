@@ -1013,8 +1013,10 @@ class Room:
         if conn.seat is not None:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
         same = name_key(name)
-        if any(h.name is not None and name_key(h.name) == same for _, h in self.table.holders):
-            raise RoomError("name_taken", f"someone at this table is already called {name}: choose"
+        taken = next((h.name for _, h in self.table.holders
+                      if h.name is not None and name_key(h.name) == same), None)
+        if taken is not None:  # named as the table shows it ("Ann", not "Ａｎｎ")
+            raise RoomError("name_taken", f"someone at this table is already called {taken}: choose"
                             " another name, so that the table can tell you apart")
         if computer_like(name):
             raise RoomError("name_taken", "a name that ends in a level in brackets, like"

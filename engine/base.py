@@ -9,6 +9,7 @@ the game's notation (``docs/notation.md``).
 from __future__ import annotations
 
 import json
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -110,9 +111,12 @@ class Outcome:
 
 def as_json(value: Any, limit: int = 40) -> str:
     """``value`` as a client wrote it, for an error message: JSON (``true``,
-    ``null``, ``"3"``, ``2.5``), cut to ``limit`` characters."""
+    ``null``, ``"3"``, ``2.5``), cut to ``limit`` characters. A number JSON
+    cannot hold (``1e400`` is read as infinity) is said to be out of range."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a number out of range"
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -531,7 +531,8 @@ class SqliteStorage:
         except Exception as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            failure = StorageError(f"{self.path}: {exc}")
+            # _check_file's error names the file already.
+            failure = exc if isinstance(exc, StorageError) else StorageError(f"{self.path}: {exc}")
             outcomes = [(None, failure)] * len(jobs)
         self._resolve(jobs, outcomes, here)
 

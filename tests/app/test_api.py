@@ -123,6 +123,15 @@ def test_a_wrong_option_is_told_as_it_was_written(client: TestClient, options: d
     assert r.json()["detail"] == said
 
 
+def test_a_number_too_large_for_json_is_said_to_be_out_of_range(client: TestClient) -> None:
+    """``1e400`` is read as infinity, which JSON cannot write back: the
+    refusal says what it is rather than "not Infinity"."""
+    r = client.post("/api/rooms", content=b'{"game": "get-stuck", "options": {"deals": 1e400}}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "option 'deals' must be a whole number, not a number out of range"
+
+
 @pytest.mark.parametrize("seed", ["-1", "9223372036854775808", "92233720368547758070", -1, 2**63])
 def test_a_seed_out_of_range_is_told_the_range(client: TestClient, seed: int | str) -> None:
     """Digits with a sign, or too many of them (as the home page's field

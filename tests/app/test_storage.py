@@ -678,8 +678,10 @@ def test_a_file_removed_under_the_server_is_said_and_nothing_is_acknowledged(
             await make_room(storage, "room0001", 2)
             path.rename(aside)
             for v in (2, 2):  # refused each time, the version not taken
-                with pytest.raises(StorageError, match="was removed or replaced while the server ran"):
+                with pytest.raises(StorageError) as caught:
                     await done(storage.append(meta("room0001", v), Entry(v, NOW, action(v))))
+                assert str(caught.value).startswith(  # the path once, not twice
+                    f"the database file {str(path)!r} was removed or replaced while the server ran")
             with pytest.raises(StorageError, match="removed or replaced"):
                 await done(storage.create(meta("room0002"), Entry(0, NOW, action(0))))
             aside.rename(path)
