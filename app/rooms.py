@@ -476,8 +476,8 @@ class Room:
                     self._pending = None
                     # Refused on the table another process made: the action
                     # came too late (a double click sent to two processes).
-                    late = versioned and conflict is not None and exc.code != "unavailable"
-                    error = conflict if late and conflict is not None else exc
+                    error = (conflict if versioned and conflict is not None and exc.code != "unavailable"
+                             else exc)
                 else:
                     return True
                 try:

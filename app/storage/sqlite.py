@@ -524,6 +524,7 @@ class SqliteStorage:
         its own savepoint, so that it fails alone. Never raises: the thread
         must live on, or every later write would wait forever."""
         try:
+            self._check_file()  # once a batch, not again for its rerun with savepoints
             try:
                 outcomes = self._transaction(conn, jobs, savepoints=False)
             except _Redo:
@@ -542,7 +543,6 @@ class SqliteStorage:
         of each. Without ``savepoints`` a failing job rolls everything back
         and raises :class:`_Redo`."""
         outcomes: list[tuple[Any, BaseException | None]] = []
-        self._check_file()
         conn.execute("BEGIN IMMEDIATE")
         for job in jobs:
             if savepoints:

@@ -250,8 +250,8 @@ export function gridPlay({ cell, act, clicks, roles, choosing = "", label, onCho
     for (const e of c.grid.querySelectorAll(`.${cell}.${act}`)) {
       const [x, y] = colRow(e.dataset.square);
       const along = (x - x0) * dx + (y - y0) * dy;
-      const across = Math.abs((x - x0) * dy) + Math.abs((y - y0) * dx);
-      if (along > 0 && along + 2 * across < bestScore) { best = e; bestScore = along + 2 * across; }
+      const score = along + 2 * (Math.abs((x - x0) * dy) + Math.abs((y - y0) * dx));
+      if (along > 0 && score < bestScore) { best = e; bestScore = score; }
     }
     return best;
   }

@@ -478,7 +478,7 @@ function renderBanner() {
     if (forcedPass()) {
       b.classList.add("forced-pass");
       sub = `${sub ? `${sub} ` : ""}The table passes for you in a moment, or press Pass now.`;
-    } else if (mine && state.moves.length === 1 && state.moves[0].kind === "pass") {
+    } else if (onlyPass()) {
       sub = `${sub ? `${sub} ` : ""}Press Pass.`;
     }
   } else if (state.phase === "deal_over") {
@@ -503,10 +503,11 @@ function awayToMove() {
   return state.to_move.map(seatInfo).filter((s) => s && s.kind === "human" && !s.connected);
 }
 
+/** A pass is this page's seat's only move. */
+function onlyPass() { return state.moves.length === 1 && state.moves[0].kind === "pass"; }
+
 /** The server will pass for this page's seat: a pass is its only move (docs/protocol.md, "Forced passes"). */
-function forcedPass() {
-  return state.view.room_options.auto_pass && state.moves.length === 1 && state.moves[0].kind === "pass";
-}
+function forcedPass() { return state.view.room_options.auto_pass && onlyPass(); }
 
 const AND = new Intl.ListFormat("en", { type: "conjunction" });  // "you and Bob", "A, B, and C"
 

@@ -14,7 +14,7 @@
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
 import { bareName, cancelHint, clickWord, el, reduceMotion } from "../dom.js";
-import { gridPlay, lockBadge, sortMoves } from "../grid.js";
+import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 import { sentence } from "../ui.js";
 
 /** The squares a move is clicked on: a reveal its card; a jump its Jumper,
@@ -149,7 +149,7 @@ function drawCell(state, tok, sq, jacks, region, locked) {
         tagName(state, jack.seat));
       tag.title = `${seatLabel(jack.seat, state)}: ${playerName(state, jack.seat)}`;
       // At the layout's edge the tag grows inward, not past the page's edge.
-      const col = sq.charCodeAt(0) - 97;
+      const [col] = colRow(sq);
       if (col === 0) tag.classList.add("su-at-start");
       else if (col === b.width - 1) tag.classList.add("su-at-end");
       cell.append(tag);
