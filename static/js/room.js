@@ -630,16 +630,22 @@ async function reviewDeal(n) {
   if (asked !== reviewAsked) return;
   if (review) review.close();
   els.grid.hidden = true;
+  // Closed (Escape, "Back to the table") maybe before it has finished
+  // loading: then `opened` is not set yet, and the table comes back at once.
+  let opened = null;
+  let shut = false;
   try {
-    const opened = await openReview(els.review, roomSource(ROOM), {
+    opened = await openReview(els.review, roomSource(ROOM), {
       deal: n, toast, newTab: true, facing: state && state.you,
       onClose: () => {
-        if (review === opened) review = null;
+        shut = true;
+        if (opened && review === opened) review = null;
         els.grid.hidden = false;
         const back = opener && opener !== document.body && opener.isConnected ? opener : $("#review-last");
         if (back && !els.review.contains(back)) back.focus({ preventScroll: true });
       },
     });
+    if (shut) return;
     if (asked !== reviewAsked) { opened.close(); return; }
     review = opened;
     els.banner.scrollIntoView({ block: "start" });

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from browserkit import computer_room, play_turns, settled_shot, violations, wait_version, watched
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from websockets.sync.client import connect
 
 DESKTOP = {"viewport": {"width": 1366, "height": 768}}
@@ -169,9 +169,29 @@ def test_review_a_finished_get_stuck_for_four_deal(server: str, browser: Browser
     expect(page.locator("#review")).to_be_hidden()
     expect(page.locator('#scores button[data-review="1"]')).to_be_focused()  # back where it began
     expect(page.locator("#room-grid")).to_be_visible()
+    # Escape, as "Back to the table", even while the deal is still loading
+    # (held here): the table comes back, and the focus to the button.
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/api/rooms/*/deals/1", hold)
     page.locator('#scores button[data-review="1"]').click()
     expect(page.locator("#review")).to_be_visible()
-    page.keyboard.press("Escape")  # as "Back to the table"
+    page.keyboard.press("Escape")
+    expect(page.locator("#review")).to_be_hidden()
+    expect(page.locator("#room-grid")).to_be_visible()
+    expect(page.locator('#scores button[data-review="1"]')).to_be_focused()
+    assert held, "the deal was not asked for while the review was open"
+    held[0].continue_()
+    page.unroute("**/api/rooms/*/deals/1", hold)
+    page.wait_for_timeout(300)  # the deal arrives: the closed review stays closed
+    expect(page.locator("#review")).to_be_hidden()
+    expect(page.locator("#room-grid")).to_be_visible()
+    page.locator('#scores button[data-review="1"]').click()  # and opens again
+    expect(page.locator("#review")).to_have_attribute("data-deal", "1")
+    page.keyboard.press("Escape")
     expect(page.locator("#review")).to_be_hidden()
     expect(page.locator('#scores button[data-review="1"]')).to_be_focused()
     assert errors == [] and violations(page) == []
