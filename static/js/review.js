@@ -103,6 +103,7 @@ class Review {
     this.n = 0;               // the deal shown
     this.i = 0;               // the step shown: 0 opening, i after move i
     this.drawn = null;        // the last frame drawn, for the board's animation
+    this.closed = false;
     this.onKey = (e) => this.key(e);
     document.addEventListener("keydown", this.onKey);
     this.build();
@@ -232,6 +233,7 @@ class Review {
       }
       this.deals.set(n, deal);
     }
+    if (this.closed) return;  // closed while the deal loaded: the container is another's now
     this.deal = deal;
     this.n = n;
     this.drawn = null;
@@ -386,6 +388,7 @@ class Review {
   }
 
   close() {
+    this.closed = true;
     document.removeEventListener("keydown", this.onKey);
     this.container.hidden = true;
     this.container.replaceChildren();
