@@ -69,10 +69,11 @@ class BotSeats(BaseModel):
     """Seat → level, for seats of ``seats`` that play at another level than
     ``level`` (a deal played again with the levels it had)."""
 
-    @field_validator("level")
+    @field_validator("level", mode="before")
     @classmethod
-    def _known_level(cls, value: str) -> str:
-        return check_level(value)
+    def _known_level(cls, value: Any) -> str:
+        """Null is the default level, as in ``add_bot``."""
+        return DEFAULT_LEVEL if value is None else check_level(value)
 
     @field_validator("levels")
     @classmethod

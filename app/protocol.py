@@ -136,18 +136,18 @@ def clean_name(raw: str) -> str:
 
 
 _LOOK_ALIKE = str.maketrans(
-    "авекмнорстухіјѕԁԛԝαβεζηικμνορτυχ",
-    "abekmhopctyxijsdqwabezhikmnoptux")
-"""Cyrillic and Greek letters (as :meth:`str.casefold` leaves them) → the
-Latin letter they look like, in lower or upper case (Cyrillic "Аnn" is
-"Ann" to the eye)."""
+    "авекмнорстухіјѕԁԛԝһӏαβεζηικμνορτυχօսհոզıɡ",
+    "abekmhopctyxijsdqwhlabezhikmnoptuxouhnqig")
+"""Cyrillic, Greek and Armenian letters (as :meth:`str.casefold` leaves
+them), and Latin's dotless i and script g → the Latin letter they look like,
+in lower or upper case (Cyrillic "Аnn" is "Ann" to the eye)."""
 
 
 def name_key(name: str) -> str:
     """What two names are compared by: compatibility forms folded (NFKC:
-    full-width "Ａｎｎ" is "Ann"), case folded, and Cyrillic and Greek
-    letters that look like Latin ones read as those. Names with the same key
-    could not be told apart at the table."""
+    full-width "Ａｎｎ" is "Ann"), case folded, and Cyrillic, Greek and
+    Armenian letters that look like Latin ones read as those. Names with the
+    same key could not be told apart at the table."""
     return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKE)
 
 

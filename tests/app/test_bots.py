@@ -113,6 +113,17 @@ def test_a_room_is_created_with_a_level_per_computer_player(client: TestClient) 
 
 
 def test_the_default_level_is_medium(client: TestClient) -> None:
+    """Missing or null, in ``bots`` as in ``add_bot``; a level of another type
+    is told which levels there are."""
+    for level in (None, 5):
+        r = client.post("/api/rooms", json={"game": "stucco", "bots": {"level": level}})
+        if level is None:
+            assert r.status_code == 201, r.text
+            with watch(client, r.json()["room"]) as ann:
+                assert ann.last is not None and seat_of(ann.last, "south")["level"] == "medium"
+        else:
+            assert r.json() == {"detail": "bots.level: the level must be one of easy, medium, strong,"
+                                          " not 5"}, r.text
     room = new_room(client, "get-stuck-4")
     with watch(client, room) as ann:
         sit(ann, "N")

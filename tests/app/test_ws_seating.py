@@ -130,9 +130,11 @@ def test_a_name_already_at_the_table_is_refused(client: TestClient) -> None:
         a.send(type="join", seat="N", name="Romy")
         a.joined()
         drain([a, b])
-        # Also in full-width letters, or with look-alike Cyrillic and Greek
-        # letters: "Rоmy" with a Cyrillic о reads as Romy (break-it pass).
-        for name in ("Romy", "ROMY", " romy ", "Ｒｏｍｙ", "R\u043emy", "R\u041eMY", "R\u03bfmy"):
+        # Also in full-width letters, or with look-alike Cyrillic, Greek and
+        # Armenian letters: "Rоmy" with a Cyrillic о reads as Romy (break-it
+        # pass).
+        for name in ("Romy", "ROMY", " romy ", "Ｒｏｍｙ", "R\u043emy", "R\u041eMY", "R\u03bfmy",
+                     "R\u0585my", "R\u0555MY"):
             b.send(type="join", seat="E", name=name)
             err = b.recv()
             assert err["code"] == "name_taken" and "already called Romy:" in err["message"], err
