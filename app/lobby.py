@@ -318,8 +318,8 @@ class Lobby:
         if creator is not None and counts.get(creator, 0) >= per_address:
             raise ComputersBusy(
                 f"this address already has {per_address} rooms with computer players in use (being"
-                " played or watched, or not opened yet); close one of them, or wait for a room of"
-                " computer players to finish its deal, then try again", per_address=True)
+                " played or watched, or not opened yet); close the page of one of them, or wait for a"
+                " room of computer players to finish its deal, then try again", per_address=True)
         if sum(counts.values()) >= overall:
             raise ComputersBusy(
                 f"the server's computer players are all busy ({overall} rooms with computer players"
