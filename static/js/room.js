@@ -82,7 +82,13 @@ function sideName(side, st = state) {
 }
 
 // ---------------------------------------------------------------- connection
-function setConn(kind, text) { els.conn.dataset.state = kind; els.conn.textContent = text; }
+function setConn(kind, text) {
+  els.conn.dataset.state = kind;
+  els.conn.textContent = text;
+  // Cut off from the server, the page no longer knows who is connected:
+  // the seats' dots go grey until a state says again (site.css).
+  els.seats.classList.toggle("stale", kind !== "open");
+}
 
 function connect() {
   clearTimeout(reconnectTimer);
@@ -562,7 +568,9 @@ function matchNoun() { return DEAL_NOUN === "game" ? "game" : "match"; }
 function matchResultText() {
   const w = state.view.match_winners || [];
   if (!w.length) return "";
-  if (w.length > 1) return "It's a tie.";
+  // Level totals: a drawn game where the match is one game (Romeo and
+  // Juliet, Suitors: their rules say "draw"), else a tie on points.
+  if (w.length > 1) return matchNoun() === "game" ? "It's a draw." : "It's a tie.";
   const what = matchNoun();
   const side = state.view.sides.find((x) => x.side === w[0]);
   if (state.you && side && side.seats.includes(state.you)) {
@@ -712,16 +720,18 @@ function renderSeats() {
     const status = presence(s);
     if (status) named.append(" ", status);
     row.append(named);
-    if (renderer.seatExtra) {
-      const x = renderer.seatExtra(s.seat, state);
-      if (x) row.append(x);
-    }
     if (!s.name && !state.you) {
       row.append(el("button", { class: "btn small", type: "button", "data-join": s.seat, onclick: once(() => join(s.seat)) }, "Sit here"));
     }
     if (state.you === s.seat && canLeave) {
       row.append(el("button", { class: "btn small", type: "button", id: "leave-btn",
         onclick: once(() => send({ type: "leave" })) }, "Leave"));
+    }
+    // The game's mark of the seat (Get Stuck for Four's indicator Ten) ends
+    // the name's line in every row, after "Sit here" or "Leave".
+    if (renderer.seatExtra) {
+      const x = renderer.seatExtra(s.seat, state);
+      if (x) row.append(x);
     }
     const button = state.you ? computerButton(s) : null;
     if (button) {

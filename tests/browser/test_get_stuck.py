@@ -392,7 +392,9 @@ def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, brow
                                                                viewport: dict[str, int]) -> None:
     """Each seat of an empty Get Stuck for Four room takes one row: its
     indicator Ten big enough to read and its "Sit here" beside the name (each
-    button wrapped onto a line of its own)."""
+    button wrapped onto a line of its own). Seated, the Tens still line up:
+    "Leave" comes before the player's own (self-hoster pass: it pushed that
+    Ten out of line)."""
     url = create_room(server, "get-stuck-4")
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
@@ -403,6 +405,12 @@ def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, brow
     for r in rows:
         assert r["ind"] >= 28 and r["sitBesideName"], rows
     page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seats-{viewport['width']}.png"))
+    sit(page, url, "Ann", "E")
+    expect(page.locator("#leave-btn")).to_be_visible()
+    rights = page.evaluate("""() => [...document.querySelectorAll('#seats .seat-row .card.ind')]
+      .map((c) => Math.round(c.getBoundingClientRect().right))""")
+    assert len(rights) == 4 and max(rights) - min(rights) <= 1, rights
+    page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seated-{viewport['width']}.png"))
     ctx.close()
 
 

@@ -15,6 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 from serverproc import STOPPED, Server
 
 RESTARTING = "Server restarting, reconnecting…"
+GREEN_DOTS = """() => [...document.querySelectorAll('.seat-row .dot')]
+    .filter((d) => getComputedStyle(d).backgroundColor !== 'rgb(187, 187, 187)').length"""
 
 
 def create_bot_room(base: str) -> tuple[str, str]:
@@ -68,6 +70,11 @@ def test_the_game_goes_on_by_itself_after_a_restart(browser: Browser, tmp_path: 
             expect(p.locator("#banner")).to_have_class("banner outage")
         expect(page.locator("#banner")).to_contain_text("Your seat is kept")
         expect(page.locator("#board .cell.playable")).to_have_count(0)  # nothing to click while away
+        # Who is connected is unknown while the page is cut off: no green
+        # dot (self-hoster pass: both stayed green), and green again after.
+        for p in (page, watcher):
+            assert p.locator(".seat-row .dot").count() == 2
+            assert p.evaluate(GREEN_DOTS) == 0
         settled_shot(page, artifacts / "restart-banner-desktop.png")
         settled_shot(watcher, artifacts / "restart-banner-phone.png")
 
@@ -77,6 +84,7 @@ def test_the_game_goes_on_by_itself_after_a_restart(browser: Browser, tmp_path: 
             expect(p.locator("#banner")).not_to_contain_text(RESTARTING)
         expect(page.locator("#banner-text")).to_have_text("Your turn.")
         expect(page.locator(f'.seat-row.you[data-seat="{seat}"]')).to_be_visible()
+        page.wait_for_function(f"() => ({GREEN_DOTS})() === 2")
         assert version(page) == before and my_turn(page) == squares
         page.click(f'.cell.playable[data-square="{rng.choice(squares)}"]')
         wait_version(page, before + 2, timeout=15_000)  # the move, and the computer's answer
