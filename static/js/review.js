@@ -207,7 +207,8 @@ class Review {
     }
     const totals = Object.entries(s.totals).map(([side, p]) => `${this.sideName(side)} ${points(p)}`).join(" · ");
     const out = [el("h2", {}, "The match"), who];
-    const won = s.match_winners.length > 1 ? "A tie." : `${this.sideName(s.match_winners[0])} won.`;
+    const won = s.match_winners.length > 1 ? (this.noun() === "game" ? "A draw." : "A tie.")
+      : `${this.sideName(s.match_winners[0])} won.`;
     const over = s.deals.length === 1 ? "is over" : "are over";
     out.push(el("p", { class: "sub" }, s.over ? `Finished. Totals: ${totals}. ${won}`
       : `In play: ${s.deals.length} ${this.noun()}${s.deals.length === 1 ? "" : "s"} ${over} so far. Totals: ${totals}.`));
@@ -314,7 +315,9 @@ class Review {
     const s = this.summary;
     if (!s.over || this.n !== s.deals.length) return [];
     const w = s.match_winners;
-    const text = w.length > 1 ? "The match is a tie." : `${this.sideName(w[0])} won the match.`;
+    const game = this.noun() === "game";
+    const text = w.length > 1 ? (game ? "The game is a draw." : "The match is a tie.")
+      : `${this.sideName(w[0])} won the ${game ? "game" : "match"}.`;
     const totals = Object.entries(s.totals).map(([side, p]) => `${this.sideName(side)} ${points(p)}`).join(" · ");
     return [el("p", { id: "review-match-result" }, el("strong", {}, text), " ", totals)];
   }

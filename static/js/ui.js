@@ -68,7 +68,15 @@ export function outcomeBlock(outcome, title, { sideName, noun, you = null }) {
       el("div", { class: "pts" }, points(s.points)),
       whole ? null : lines));
   }
-  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box);
+  // A side that lost the deal may still have scored more (Get Stuck: its
+  // face-up cards count): say that the points, not the deals, decide.
+  const best = Math.max(...outcome.scores.filter((s) => outcome.winners.includes(s.side)).map((s) => s.points));
+  const ahead = outcome.scores.filter((s) => !outcome.winners.includes(s.side) && s.points > best);
+  const note = ahead.length && noun !== "game"
+    ? el("p", { class: "more-points" }, `${ahead.map((s) => sideName(s.side)).join(" and ")} scored more`
+      + ` points this ${noun} than the side that won it: the match goes to the higher total.`)
+    : null;
+  return el("div", {}, el("h2", {}, title), el("p", {}, sentence(outcome.reason)), box, note);
 }
 
 /** Copy `text` to the clipboard; on a page without clipboard access (plain

@@ -414,3 +414,76 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     settled_shot(page, artifacts / "earlier-matches.png")
     assert errors == [] and violations(page) == []
     ctx.close()
+
+
+def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browser) -> None:
+    """Romeo and Juliet drawn at its turn limit (random play from seed 0):
+    the review says "draw", the word of the game's rules, not "tie"
+    (self-hoster pass: the banner, the result and the match page said "a
+    tie")."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from engine.match import Match
+    from engine.record import write_record
+
+    m = Match.new("romeo-and-juliet", {}, 0)
+    rng = random.Random(0)
+    while not m.over:
+        seat = m.game.to_move(m.state)[0]
+        m = m.play(seat, rng.choice(m.game.legal_moves(m.state, seat)))
+    assert len(m.winners()) == 2  # a draw
+    ctx = browser.new_context(**DESKTOP)
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    page.goto(server + "/")
+    page.fill("#record-text", write_record(m))
+    page.click(".record-form button[type=submit]")
+    page.wait_for_url("**/review")
+    expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#review-root")).to_contain_text("Totals: Red 0 · Black 0. A draw.")
+    page.keyboard.press("End")
+    expect(page.locator("#review-match-result")).to_contain_text("The game is a draw.")
+    assert errors == [] and "tie" not in page.locator("#review-root").inner_text()
+    ctx.close()
+
+
+def test_a_deal_lost_on_more_points_says_the_totals_decide(server: str, browser: Browser) -> None:
+    """Get Stuck for Four: a side can lose the deal yet score more (its
+    face-up cards count); the result under the board says that the match
+    goes by the totals (self-hoster pass: "won the deal 35" beside 44 read as
+    a mistake). Not said where the winners scored more."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from engine.match import Match
+    from engine.record import write_record
+
+    ctx = browser.new_context(**DESKTOP)
+    errors: list[str] = []
+    page = watched(ctx, errors)
+    for seed, ahead in ((13, True), (0, False)):
+        m = Match.new("get-stuck-4", {}, seed)
+        rng = random.Random(seed)
+        while not m.deal_over:
+            seat = m.game.to_move(m.state)[0]
+            m = m.play(seat, rng.choice(m.game.legal_moves(m.state, seat)))
+        outcome = m.current.outcome
+        assert outcome is not None
+        won = {s.side: s.points for s in outcome.scores}
+        assert (won["E-W"] > won["N-S"] and outcome.winners == ("N-S",)) == ahead, won
+        page.goto(server + "/")
+        page.fill("#record-text", write_record(m, finished_only=True))
+        page.click(".record-form button[type=submit]")
+        page.wait_for_url("**/review")
+        expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
+        page.keyboard.press("End")
+        expect(page.locator("#review-result")).to_be_visible()
+        note = page.locator("#review-result .more-points")
+        if ahead:
+            expect(note).to_have_text("East–West ♥♦ scored more points this deal than the side that won it:"
+                                      " the match goes to the higher total.")
+        else:
+            assert note.count() == 0
+    assert errors == []
+    ctx.close()
