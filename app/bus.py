@@ -87,18 +87,20 @@ return 0
 _TAKE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local burst, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local burst, rate, give = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == 'give'
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
 tokens = math.min(burst, tokens + (now - at) * rate)
 local wait = 0
-if tokens < 1 then wait = (1 - tokens) / rate else tokens = tokens - 1 end
+if give then tokens = math.min(burst, tokens + 1)
+elseif tokens < 1 then wait = (1 - tokens) / rate else tokens = tokens - 1 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 return tostring(wait)
 """
-"""A token bucket: KEYS: the address's bucket; ARGV: burst, tokens per ms.
-Returns the ms to wait (0: a room may be created), on Redis's own clock."""
+"""A token bucket: KEYS: the address's bucket; ARGV: burst, tokens per ms,
+and ``take`` or ``give`` (one back). Returns the ms to wait (0: a room may
+be created; always 0 for ``give``), on Redis's own clock."""
 
 
 class Bus(Protocol):
@@ -127,6 +129,13 @@ class Bus(Protocol):
         (the lobby's own applies). Raises ``StorageError``."""
         ...
 
+    async def creation_refund(self, address: str) -> bool:
+        """Give back the room creation taken for ``address`` by
+        :meth:`creation_wait` when no room was made after all; False if the
+        limit is not shared (the lobby's own applies). Raises
+        ``StorageError``."""
+        ...
+
     def hold(self, room_id: str, purpose: str,
              version: int) -> contextlib.AbstractAsyncContextManager[Lease]:
         """Claim computer-player work (``purpose`` in ``room_id`` at
@@ -150,6 +159,9 @@ class LocalBus(LocalLeases):
 
     async def creation_wait(self, address: str) -> float | None:
         return None
+
+    async def creation_refund(self, address: str) -> bool:
+        return False
 
 
 def make_bus(settings: Settings, storage: Storage) -> Bus:
@@ -417,10 +429,17 @@ class RedisBus:
 
     # ---- limits ---------------------------------------------------------------------------
     async def creation_wait(self, address: str) -> float | None:
+        return float(await self._bucket(address, "take")) / 1000.0
+
+    async def creation_refund(self, address: str) -> bool:
+        await self._bucket(address, "give")
+        return True
+
+    async def _bucket(self, address: str, what: str) -> str:
+        """Run the creation token bucket of ``address`` (``_TAKE``)."""
         rate = self.settings.room_create_per_hour / 3_600_000.0
         try:
-            wait = await self._take(keys=[self._key("create", address)],
-                                    args=[self.settings.room_create_burst, repr(rate)])
+            return str(await self._take(keys=[self._key("create", address)],
+                                        args=[self.settings.room_create_burst, repr(rate), what]))
         except RedisError as exc:
             raise StorageError(f"redis: {exc}") from None
-        return float(wait) / 1000.0

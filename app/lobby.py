@@ -98,6 +98,13 @@ class CreationLimiter:
             self._forget(now)
         return 0.0
 
+    def give_back(self, address: str) -> None:
+        """Return the room taken for ``address`` when none was made after all
+        (the server was full, or the storage failed)."""
+        if address in self._buckets:
+            tokens, then = self._buckets[address]
+            self._buckets[address] = (min(float(self.burst), tokens + 1.0), then)
+
     def _forget(self, now: float) -> None:
         full = [a for a, (t, then) in self._buckets.items()
                 if t + (now - then) * self.rate >= self.burst]
@@ -242,7 +249,12 @@ class Lobby:
                 if wait > 0:
                     raise TooManyRooms(f"this address has created many rooms in a short time; try"
                                        f" again in {wait:.0f} seconds", wait)
-            room = await self._create(game_id, raw_options, bots, deal)
+            try:
+                room = await self._create(game_id, raw_options, bots, deal)
+            except (LobbyFull, Unavailable):
+                if client is not None:  # no room made: the allowance is not used up
+                    await self._refund(client)
+                raise
         finally:
             if bots is not None:
                 self._starting[creator] -= 1
@@ -253,6 +265,17 @@ class Lobby:
         self._add(room)
         self.bots.poke(room)
         return room
+
+    async def _refund(self, client: str) -> None:
+        """Give ``client`` back the room creation it was charged for (the
+        shared limit's with Redis, else this process's)."""
+        try:
+            shared = await self.bus.creation_refund(client)
+        except StorageError as exc:
+            log.warning("could not give back a room creation to %s: %s", client, exc)
+            return
+        if not shared:
+            self.limiter.give_back(client)
 
     async def _create(self, game_id: str, raw_options: dict[str, Any], bots: dict[str, str] | None,
                       deal: tuple[int, str] | None) -> Room:

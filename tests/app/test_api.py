@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from fastapi.testclient import TestClient
 from roomtest import connect, make_client, new_room
 
+from app.lobby import EVICT_AGE
 from app.protocol import BOT_LEVELS, DEFAULT_LEVEL
 from app.settings import Settings
 from app.table import ROOM_OPTIONS
@@ -260,3 +262,22 @@ def test_a_refused_creation_uses_up_none_of_the_address_s_allowance() -> None:
             assert r.status_code == 422, r.text
         assert [client.post("/api/rooms", json={"game": "get-stuck"}).status_code
                 for _ in range(3)] == [201, 201, 429]
+
+
+
+def test_a_full_server_uses_up_none_of_the_address_s_allowance() -> None:
+    """A creation refused because the server holds ``max_rooms`` rooms (503)
+    gives its part of the allowance back: once a room is freed, the address
+    may create again, however often it tried meanwhile (self-hoster pass:
+    two refusals as full then brought 429 for six minutes)."""
+    with make_client(Settings(max_rooms=2, room_create_burst=3, room_create_per_hour=1)) as client:
+        made = [client.post("/api/rooms", json={"game": "get-stuck"}) for _ in range(2)]
+        assert [r.status_code for r in made] == [201, 201]
+        codes = [client.post("/api/rooms", json={"game": "stucco"}).status_code for _ in range(5)]
+        assert codes == [503] * 5
+        # Later, an unopened room makes way (lobby.EVICT_AGE): the allowance's
+        # last room is still there, and then none.
+        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        lobby.wall = lambda: time.time() + EVICT_AGE + 1
+        codes = [client.post("/api/rooms", json={"game": "get-stuck"}).status_code for _ in range(2)]
+        assert codes == [201, 429]
