@@ -14,9 +14,18 @@ moment a connection opens, or a keep-alive connection finishes an answer,
 until its next request has arrived whole (headers and body) or has been
 upgraded to a websocket. A connection still short of that is closed. A
 websocket, once upgraded, is not affected (its own pings watch it), and
-neither is a slow answer. Start uvicorn with
-``--http app.handshake:DeadlineProtocol`` (the ``Makefile`` and
-``Dockerfile`` do).
+neither is a slow answer.
+
+It also bounds HTTP pipelining. uvicorn queues the requests a connection
+sends ahead of their answers, and parses the whole of every read: a client
+that writes a million ``GET`` requests on one connection and never reads
+the answers made the server hold them all (2.8 GB in nine seconds, in the
+break-it pass). Browsers do not pipeline; a connection with more than
+:data:`PIPELINE_MAX` requests waiting is closed, and the rest of what it
+sent is not looked at.
+
+Start uvicorn with ``--http app.handshake:DeadlineProtocol`` (the
+``Makefile`` and ``Dockerfile`` do).
 """
 
 from __future__ import annotations
@@ -30,6 +39,9 @@ from app.logs import get_logger
 from app.settings import get_settings
 
 log = get_logger(__name__)
+
+PIPELINE_MAX = 32
+"""Requests one connection may have waiting behind the one being answered."""
 
 
 class DeadlineProtocol(HttpToolsProtocol):
@@ -65,9 +77,27 @@ class DeadlineProtocol(HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def on_headers_complete(self) -> None:
+        """As uvicorn's (a request's cycle starts, or waits in the pipeline),
+        but nothing more of a connection that is closing, and a connection
+        with more than :data:`PIPELINE_MAX` requests waiting is closed."""
+        if self.transport.is_closing():
+            return
+        super().on_headers_complete()
+        if len(self.pipeline) > PIPELINE_MAX:
+            log.warning("closed a connection from %s that pipelined more than %d requests",
+                        self.client[0] if self.client else "?", PIPELINE_MAX)
+            self.pipeline.clear()
+            self.transport.close()
+
+    def on_body(self, body: bytes) -> None:
+        if not self.transport.is_closing():
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
         self._disarm()
-        super().on_message_complete()
+        if not self.transport.is_closing():
+            super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
         """As uvicorn's; then this protocol, whose transport now serves the

@@ -468,6 +468,17 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         else:
             self.schedule_ping()
 
+    def handle_ping(self) -> None:
+        """As uvicorn's (websockets has queued the pong), except while the
+        transport takes no more (its buffer is over the high-water mark):
+        the pong is let go then. A client that sent pings and never read
+        made the server keep every pong (480 MB in 21 seconds, and on, in
+        the break-it pass); RFC 6455 (5.5.3) lets an endpoint answer only the
+        latest of several pings."""
+        data = self._output()
+        if self.writable.is_set() and not self.transport.is_closing():
+            self.transport.write(data)
+
     def handle_pong(self, event: Frame) -> None:
         """As uvicorn's: the pong of the ping in flight ends its deadline and
         sets the next ping; any other pong is ignored."""

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import socket
+import threading
+import time
 import weakref
 from typing import Any
 
 import pytest
+import uvicorn
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.handshake import DeadlineProtocol
+from app.handshake import PIPELINE_MAX, DeadlineProtocol
 from app.wsproto import LeanProtocol
+from bench.server import free_port
 
 UPGRADE = (b"GET /ws/room HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
@@ -190,3 +195,52 @@ def test_a_lost_socket_leaves_no_cycle(ending: str) -> None:
         finally:
             gc.enable()
     asyncio.run(run())
+
+
+def _answer_ok(scope: Any) -> Any:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+    return app
+
+
+def _pipelined(port: int, count: int) -> tuple[int, bool]:
+    """Send ``count`` GET requests at once on one connection; the answers
+    read, and whether the server closed the connection."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * count)
+        got = b""
+        sock.settimeout(2)
+        try:
+            while got.count(b"HTTP/1.1 200") < count:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return got.count(b"HTTP/1.1 200"), True
+                got += chunk
+        except ConnectionResetError:  # closed with what it sent unread
+            return got.count(b"HTTP/1.1 200"), True
+        except TimeoutError:
+            pass
+        return got.count(b"HTTP/1.1 200"), False
+
+
+def test_a_connection_that_pipelines_too_many_requests_is_closed() -> None:
+    """A few pipelined requests are all answered; a connection with more than
+    PIPELINE_MAX waiting is closed, and what else it sent is not parsed
+    (break-it pass: a million pipelined requests took 2.8 GB)."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(_answer_ok(None), host="127.0.0.1", port=port,
+                                           http=DeadlineProtocol, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        assert _pipelined(port, 10) == (10, False)
+        answered, closed = _pipelined(port, 5000)
+        assert closed and answered <= PIPELINE_MAX + 2, answered
+    finally:
+        server.should_exit = True
+        thread.join(10)

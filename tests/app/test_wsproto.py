@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -134,6 +136,40 @@ def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() ->
     assert seen["before"] == (False, True)
     assert seen["headers_after"] == []
     assert seen["paused"] is False
+
+
+def test_a_client_that_pings_and_never_reads_fills_no_memory() -> None:
+    """Pings sent by a client that reads nothing: their pongs stop once the
+    transport's buffer is past its high-water mark (break-it pass: every pong
+    was kept, 480 MB in 21 seconds); the frames after them still come."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][SEND_NOW].__self__
+        message = await receive()  # after every ping
+        seen["text"] = message.get("text")
+        seen["buffered"] = protocol.transport.get_write_buffer_size()
+        await receive()
+
+    pings = 100_000  # 12.7 MB of pongs
+    frame = struct.pack("!BB4s", 0x89, 0x80 | 125, b"\0\0\0\0") + b"p" * 125
+    done = struct.pack("!BB4s", 0x81, 0x80 | 4, b"\0\0\0\0") + b"done"
+    with _serve(app) as port, socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        sock.settimeout(10)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 101")  # accepted
+        sock.sendall(frame * pings + done)
+        deadline = time.monotonic() + 30
+        while "buffered" not in seen:
+            assert time.monotonic() < deadline, "the text frame after the pings never came"
+            time.sleep(0.05)
+    assert seen["text"] == "done"
+    assert seen["buffered"] < 1 << 20, seen  # the high-water mark and a frame, not megabytes
 
 
 def test_send_now_says_no_once_the_client_has_gone() -> None:
