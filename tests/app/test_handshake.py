@@ -10,19 +10,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import socket
-import threading
-import time
 import weakref
 from typing import Any
 
 import pytest
-import uvicorn
+from inthread import serve
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from app.handshake import PIPELINE_MAX, DeadlineProtocol
 from app.wsproto import LeanProtocol
-from bench.server import free_port
 
 UPGRADE = (b"GET /ws/room HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
@@ -228,19 +225,7 @@ def test_a_connection_that_pipelines_too_many_requests_is_closed() -> None:
     """A few pipelined requests are all answered; a connection with more than
     PIPELINE_MAX waiting is closed, and what else it sent is not parsed
     (break-it pass: a million pipelined requests took 2.8 GB)."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(_answer_ok(None), host="127.0.0.1", port=port,
-                                           http=DeadlineProtocol, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.01)
+    with serve(_answer_ok(None), http=DeadlineProtocol) as port:
         assert _pipelined(port, 10) == (10, False)
         answered, closed = _pipelined(port, 5000)
         assert closed and answered <= PIPELINE_MAX + 2, answered
-    finally:
-        server.should_exit = True
-        thread.join(10)

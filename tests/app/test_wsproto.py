@@ -9,15 +9,13 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
+from inthread import serve
 from websockets.sync.client import connect
 
 from app.wsproto import READ_INTO, SEND_NOW, Keepalive, LeanEvent, LeanProtocol, LeanQueue
-from bench.server import free_port
 
 
 def test_queue_hands_items_over_in_order_and_wakes_a_waiting_getter() -> None:
@@ -86,25 +84,10 @@ def test_event_wait_returns_at_once_when_set_and_waits_when_cleared() -> None:
 
 # ---- sending at once, on a real uvicorn ------------------------------------------------------
 
-@contextlib.contextmanager
-def _serve(app: Any, **config: Any) -> Iterator[int]:
+def _serve(app: Any, **config: Any) -> contextlib.AbstractContextManager[int]:
     """uvicorn with :class:`LeanProtocol` running ``app`` on a free port in a
-    thread (``config``: more of ``uvicorn.Config``), for the ``with`` block:
-    yields the port, then stops it."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws=LeanProtocol,
-                                           log_level="warning", lifespan="off", **config))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.01)
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    thread (``config``: more of ``uvicorn.Config``): yields the port."""
+    return serve(app, ws=LeanProtocol, **config)
 
 
 def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() -> None:
