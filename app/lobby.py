@@ -318,15 +318,19 @@ class Lobby:
         use: their computer players may think now or soon, because they hold
         every seat and a deal is in play (the room plays it out; between
         deals nobody watching, it only waits to be freed), or someone is connected,
-        or nobody has opened the room yet (rooms being created count too). A
-        room of people who have all left is not counted: its computer
-        players think no more."""
+        or nobody has opened the room yet and it was created within
+        :data:`EVICT_AGE` (rooms being created count too). A room of people
+        who have all left is not counted: its computer players think no
+        more; nor is one nobody opened in its first minutes (break-it pass:
+        such rooms held the caps for the 24 hours until the idle sweep)."""
         counts = dict(self._starting)
+        fresh = self.wall() - EVICT_AGE
         for room_id in self.store.ids():
             room = self.store.get(room_id)
             if room is None or room.closed or not any(h.computer_plays for _, h in room.table.holders):
                 continue
-            if (room.computer_only and room.phase == "playing") or room.watched or not room.visited:
+            unopened = not room.visited and room.table.created > fresh
+            if (room.computer_only and room.phase == "playing") or room.watched or unopened:
                 creator = self._creators.get(room_id)
                 counts[creator] = counts.get(creator, 0) + 1
         for room_id in [r for r in self._creators if self.store.get(r) is None]:
@@ -341,8 +345,9 @@ class Lobby:
         if creator is not None and counts.get(creator, 0) >= per_address:
             raise ComputersBusy(
                 f"this address already has {per_address} rooms with computer players in use (being"
-                " played or watched, or not opened yet); close the page of one of them, or wait for a"
-                " room of computer players to finish its deal, then try again", per_address=True)
+                " played or watched, or just made and not opened yet); close the page of one of them,"
+                " or wait for a room of computer players to finish its deal, then try again",
+                per_address=True)
         if sum(counts.values()) >= overall:
             raise ComputersBusy(
                 f"the server's computer players are all busy ({overall} rooms with computer players"

@@ -31,7 +31,7 @@ from fastapi.testclient import TestClient
 from roomtest import play_one, table
 
 from app.bots import Thinker
-from app.lobby import ComputersBusy
+from app.lobby import EVICT_AGE, ComputersBusy
 from app.rooms import Room
 from engine.registry import get_game
 
@@ -245,6 +245,23 @@ def test_one_address_may_have_so_many_rooms_with_computers(capped: TestClient) -
     eventually(lambda: not live.connections, "the server saw Ann leave")
     assert lobby_of(capped).computer_rooms().get("testclient") == 1
     assert capped.post("/api/rooms", json={"game": "get-stuck", "bots": {}}).status_code == 201
+
+
+def test_a_room_nobody_opens_counts_for_its_first_minutes_only(capped: TestClient) -> None:
+    """Rooms with computer players created and never opened count against the
+    caps while their creators may still be on their way (lobby.EVICT_AGE),
+    not until the idle sweep a day later (break-it pass: ten addresses made
+    every other refused for 24 hours)."""
+    lobby = lobby_of(capped)
+    for _ in range(2):
+        make_from(capped, "198.51.100.8")
+    make_from(capped, "198.51.100.9")
+    assert refused_from(capped, "198.51.100.8").per_address
+    assert not refused_from(capped, "198.51.100.10").per_address  # the server's 3
+    lobby.wall = lambda: time.time() + EVICT_AGE + 1
+    assert lobby.computer_rooms() == {}
+    make_from(capped, "198.51.100.8")
+    make_from(capped, "198.51.100.10")
 
 
 def test_computer_players_added_over_the_websocket_are_capped_too(capped: TestClient) -> None:
