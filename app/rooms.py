@@ -1325,8 +1325,11 @@ class Room:
         """True if the table may go on now (between deals): at least one
         person has said they are ready (given ``marks``, by default those
         said), and every other person has too, or has been away for
-        :attr:`ready_away_seconds`."""
-        if self.phase not in BETWEEN_DEALS:
+        :attr:`ready_away_seconds`; and no seat is free (after the match a
+        seat someone left stays ``match_over``: the one who takes it presses
+        too, as between deals; break-it pass: one press dealt a new match
+        with a seat empty, and the newcomer was dealt in unasked)."""
+        if self.phase not in BETWEEN_DEALS or len(self.table.holders) < len(self.seats):
             return False
         marks = self._ready_marks() if marks is None else marks
         _, missing, _ = self._readiness(marks, now)

@@ -521,10 +521,12 @@ const AND = new Intl.ListFormat("en", { type: "conjunction" });  // "you and Bob
 function readyLine() {
   const r = state.view.ready;
   if (!r) return "";
-  const held = r.ready.length + r.missing.length + r.away.length;
   const names = (seats) => AND.format(seats.map((s) => (s === state.you ? "you" : who(s))));
-  let line = `${r.ready.length} of ${held} ready`;
+  // After the match a seat someone left is free: whoever takes it presses too.
+  const free = state.view.seats.filter((s) => !s.name).length;
+  let line = `${r.ready.length} of ${state.view.seats.length} ready`;
   if (r.missing.length) line += ` · waiting for ${names(r.missing)}`;
+  if (free) line += ` · waiting for someone to take ${free === 1 ? "the free seat" : `the ${free} free seats`}`;
   if (r.away.length) line += ` · not waiting for ${names(r.away)}, away`;
   return `${line}.`;
 }

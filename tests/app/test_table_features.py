@@ -183,6 +183,31 @@ def test_the_match_over_waits_for_everyone_then_a_rematch(client: TestClient) ->
         assert s["version"] == v + 2 and s["phase"] == "playing" and s["view"]["history"] == []
 
 
+def test_after_the_match_a_seat_left_waits_for_the_one_who_takes_it(client: TestClient) -> None:
+    """After ``match_over`` a player leaves: the other's press does not deal
+    the rematch with that seat empty; the newcomer presses too."""
+    with table(client, "romeo-and-juliet", seed=2) as (room, peers, _w):
+        end = play_deal(peers)
+        assert end["phase"] == "match_over"
+        first, second = peers
+        left = second.seat
+        second.send(type="leave")
+        s = drain(peers)[0]
+        assert s["phase"] == "match_over" and seat_of(s, left)["name"] is None
+        first.send(type="ready", version=s["version"])
+        s = first.state()
+        assert s["phase"] == "match_over" and s["view"]["ready"]["ready"] == [first.seat], s["view"]["ready"]
+        with connect(client, room) as bea:
+            bea.send(type="join", seat=left, name="Bea")
+            bea.joined()
+            s = drain([first, bea])[1]
+            assert s["phase"] == "match_over"
+            assert s["view"]["ready"] == {"ready": [first.seat], "missing": [left], "away": []}
+            bea.send(type="ready", version=s["version"])
+            s = drain([first, bea])[1]
+            assert s["phase"] == "playing" and s["view"]["history"] == []
+
+
 def test_computer_players_are_ready_at_once() -> None:
     with make_bot_client() as client:
         body = new_bot_room(client, "get-stuck", {"level": "easy", "seats": "others"}, seed=4)

@@ -518,3 +518,47 @@ def test_a_name_of_one_long_word_does_not_widen_a_phone(server: str, browser: Br
     pages[1].screenshot(path=str(artifacts / f"long-name-{game}-phone.png"))
     for c in ctxs:
         c.close()
+
+
+def test_after_the_match_a_free_seat_is_waited_for(server: str, browser: Browser) -> None:
+    """Two people finish a game of Romeo and Juliet over their sockets; one
+    presses "Ready for a rematch", the other leaves. A watching page says
+    the rematch waits for someone to take the free seat (break-it pass: the
+    one press dealt the new match with the seat empty)."""
+    import random
+
+    from websockets.sync.client import connect
+
+    url = create_room(server, "romeo-and-juliet")
+    ws_url = server.replace("http", "ws", 1) + "/ws/" + url.rsplit("/", 1)[1]
+    rng = random.Random(5)
+    with connect(ws_url) as red, connect(ws_url) as black:
+        socks = {"red": red, "black": black}
+        for seat, ws in socks.items():
+            ws.send(json.dumps({"type": "join", "seat": seat, "name": seat.title()}))
+        seen: dict[str, dict[str, Any]] = {"red": {"version": -1}, "black": {"version": -1}}
+        sent = -1
+        while True:
+            for seat, ws in socks.items():  # the freshest state each socket has
+                while True:
+                    try:
+                        frame = json.loads(ws.recv(timeout=0.005))
+                    except TimeoutError:
+                        break
+                    if frame["type"] == "state" and frame["version"] >= seen[seat]["version"]:
+                        seen[seat] = frame
+            last = max(seen.values(), key=lambda f: f["version"])
+            if last.get("phase") == "match_over":
+                break
+            mover = last["to_move"][0] if last.get("phase") == "playing" and last["to_move"] else None
+            if mover and seen[mover]["version"] == last["version"] > sent:
+                sent = last["version"]
+                socks[mover].send(json.dumps({"type": "move", "version": sent,
+                                              "move": rng.choice(seen[mover]["legal_moves"])}))
+        red.send(json.dumps({"type": "ready", "version": last["version"]}))
+        black.send(json.dumps({"type": "leave"}))
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        expect(page.locator("#banner")).to_contain_text(
+            "1 of 2 ready · waiting for someone to take the free seat.")
+        page.close()
