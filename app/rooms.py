@@ -535,6 +535,12 @@ class Room:
                     gone = error_text("no_such_room", "this room is no longer kept on the server")
                     for conn in list(self.connections):
                         conn.push(gone)
+                        # then closed (4404) where the connection can be
+                        # (app.ws.WsConnection.end; break-it pass: the sockets
+                        # stayed open on a dead room)
+                        end = getattr(conn, "end", None)
+                        if end is not None:
+                            end("no_such_room")
             elif stored.entries and stored.entries[-1].version < self.version:
                 log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
                           " the storage", self.id, stored.entries[-1].version, self.version)

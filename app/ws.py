@@ -120,7 +120,7 @@ class WsConnection:
     __slots__ = ("_now", "_queue", "_send", "_writer", "address", "closed", "cut", "seat", "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
-                 cut: Callable[[], None] | None = None,
+                 cut: Callable[..., None] | None = None,
                  now: Callable[[str], bool] | None = None) -> None:
         self.seat: str | None = None
         self.address: str | None = None
@@ -129,7 +129,8 @@ class WsConnection:
         self.too_slow = False
         self.closed = False
         self.cut = cut
-        """Called once when the client stops taking frames: it ends the connection."""
+        """Called once when the client stops taking frames: it ends the
+        connection (:func:`_cut`; also with a reason and a close code)."""
         self._send = send
         self._now = now
         """Writes a frame at once if it can (``app.wsproto.SEND_NOW``), else says not."""
@@ -174,6 +175,14 @@ class WsConnection:
         """Wait until the frames queued so far are sent (or the send failed)."""
         if self._writer is not None:
             await asyncio.wait([self._writer])
+
+    def end(self, code: str) -> None:
+        """The room is gone (``code`` is ``no_such_room``, the error frame
+        just queued): close the connection with 4404, as a client that
+        connects to no room is (``docs/protocol.md``, "Close codes")."""
+        if self.cut is not None and not self.closed:
+            self.closed = True
+            self.cut("the room is no longer kept on the server", always=False, code=CLOSE_NO_SUCH_ROOM)
 
     def close(self) -> None:
         """No more frames will be queued; those queued are dropped."""
@@ -270,17 +279,19 @@ def _claimed_or_closed(websocket: WebSocket, conn: WsConnection, reader: asyncio
 
 
 def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None,
-         reason: str = "too many frames waiting: reconnect", always: bool = True) -> None:
+         reason: str = "too many frames waiting: reconnect", always: bool = True,
+         code: int = CLOSE_TOO_SLOW) -> None:
     """End a connection whose client stopped taking frames (or, with
-    ``always`` false, one that has no place in a full room): close it with
-    1013 (give up after a few seconds) and stop its reader (without
-    ``always``, only if the close did not go through: a client that reads
-    answers it, and its reader ends by itself)."""
+    ``always`` false, one that has no place in a full room, or whose room is
+    gone): close it with ``code``, 1013 by default (give up after a few
+    seconds) and stop its reader (without ``always``, only if the close did
+    not go through: a client that reads answers it, and its reader ends by
+    itself)."""
     async def cut() -> None:
         closed = False
         try:
             async with asyncio.timeout(CUT_SECONDS):
-                await websocket.close(CLOSE_TOO_SLOW, reason)
+                await websocket.close(code, reason)
                 closed = True
         except Exception:
             pass

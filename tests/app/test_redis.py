@@ -536,8 +536,9 @@ def test_every_process_steps_back_with_a_redis_that_lost_writes(tmp_path: Path) 
 def test_a_room_redis_no_longer_holds_is_closed_on_every_process(tmp_path: Path) -> None:
     """Redis comes back empty (its files lost): every process closes the
     room, tells each of its connections ``no_such_room`` (the page says the
-    room is gone) and answers a new connection so too, instead of serving
-    what it had in memory while the others refuse it."""
+    room is gone) and then closes them with 4404 (break-it pass: they stayed
+    open on the dead room), and answers a new connection so too, instead of
+    serving what it had in memory while the others refuse it."""
     from redis.asyncio import Redis
 
     with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path) as servers:
@@ -552,6 +553,9 @@ def test_a_room_redis_no_longer_holds_is_closed_on_every_process(tmp_path: Path)
                 await client.aclose()
             for c in t.everyone:
                 await c.until(lambda c=c: bool(c.errors("no_such_room")), "told the room is gone", 15)
+            for c in t.everyone:
+                await c.until(lambda c=c: c.closed, "closed", 10)
+                assert c.ws.close_code == 4404, (c.name, c.ws.close_code)
             for server in servers:
                 async with websockets.connect(f"{server.ws}/ws/{t.room}", open_timeout=10) as late:
                     assert json.loads(await late.recv())["code"] == "no_such_room"
