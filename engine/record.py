@@ -474,6 +474,8 @@ def read_record(text: str, game: str | None = None) -> Record:
     """
     if not isinstance(text, str):
         raise RecordError(f"a record is text, not {type(text).__name__}")
+    if game is not None and game not in GAMES:
+        raise RecordError(f"unknown game {game!r} asked for: the games are {', '.join(GAMES)}")
     header: dict[str, _Tag] = {}
     seat_tags: list[_Tag] = []
     comments: list[str] = []

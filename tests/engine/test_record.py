@@ -336,6 +336,8 @@ def _error(text: str, **kw: Any) -> str:
 def test_a_record_of_another_game_or_an_unknown_game() -> None:
     text = small_record()
     assert _error(text, game="stucco") == "this is a record of get-stuck, not of stucco"
+    # asked for a game there is none of (break-it pass: "not of chess")
+    assert _error(text, game="chess").startswith("unknown game 'chess' asked for: the games are ")
     assert read_record(text, game="get-stuck").game == "get-stuck"
     message = _error(text.replace('"get-stuck"', '"chess"', 1))
     assert message.startswith("unknown game 'chess': the games are ")
