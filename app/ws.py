@@ -75,10 +75,19 @@ ROOM_CONNECTIONS = 100
 """Connections one room accepts at once. Beyond it, as many more as the room
 has seats are let in for :data:`CLAIM_SECONDS`, to take a seat back
 (``resume``) or a free one (``join``): idle spectators cannot shut a
-player out of their own room. Any other is told so and closed."""
+player out of their own room. Any other is told so and closed; when none
+of those places is left, the oldest one let in over :data:`CLAIM_FIRST`
+ago makes way."""
 
 CLAIM_SECONDS = 5.0
 """How long a connection beyond :data:`ROOM_CONNECTIONS` has to take a seat."""
+
+CLAIM_FIRST = 1.0
+"""Seconds after which a connection let in to take a seat, and that has not,
+makes way for a newer one when the room has no more places: a player sends
+``resume`` as soon as the socket opens (break-it pass: connections that
+never claimed anything, opened one after the other, held every place and
+kept a player out of their room eight times in ten)."""
 
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
@@ -117,7 +126,8 @@ class WsConnection:
     list and, if no send is under way, starts one task that sends until the
     list is empty, then ends."""
 
-    __slots__ = ("_now", "_queue", "_send", "_writer", "address", "closed", "cut", "seat", "too_slow")
+    __slots__ = ("_now", "_queue", "_send", "_writer", "address", "claim_at", "closed", "cut", "seat",
+                 "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
                  cut: Callable[..., None] | None = None,
@@ -128,6 +138,9 @@ class WsConnection:
         per-address caps on what it may start (``None``: not known)."""
         self.too_slow = False
         self.closed = False
+        self.claim_at = 0.0
+        """Loop time it was let in beyond :data:`ROOM_CONNECTIONS` to take a
+        seat (0: it was not)."""
         self.cut = cut
         """Called once when the client stops taking frames: it ends the
         connection (:func:`_cut`; also with a reason and a close code)."""
@@ -220,9 +233,12 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
         async with room.lock:
             crowded = len(room.connections) >= ROOM_CONNECTIONS
             if not room.closed and len(room.connections) >= ROOM_CONNECTIONS + len(room.seats):
-                await websocket.send_text(error_text("rate_limited", _CROWDED))
-                await websocket.close(CLOSE_TOO_SLOW)
-                return
+                stale = _stalest_claim(room)
+                if stale is None:
+                    await websocket.send_text(error_text("rate_limited", _CROWDED))
+                    await websocket.close(CLOSE_TOO_SLOW)
+                    return
+                _claim_over(stale)
             if not room.closed:
                 reader = asyncio.current_task()
                 conn = WsConnection(websocket.send_text, partial(_cut, websocket, reader),
@@ -232,8 +248,9 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
                 lobby.touch(room)
                 lobby.bots.poke(room)
                 if crowded:
-                    asyncio.get_running_loop().call_later(
-                        CLAIM_SECONDS, _claimed_or_closed, websocket, conn, reader)
+                    loop = asyncio.get_running_loop()
+                    conn.claim_at = loop.time()
+                    loop.call_later(CLAIM_SECONDS, _claimed_or_closed, conn)
     if room is None or conn is None:
         await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
                                              " been closed after a long idle time)"))
@@ -267,15 +284,30 @@ _CROWDED = (f"this room already has {ROOM_CONNECTIONS} connections: only a playe
             " (resume, or join a free one) may connect now; try again later")
 
 
-def _claimed_or_closed(websocket: WebSocket, conn: WsConnection, reader: asyncio.Task[Any] | None
-                       ) -> None:
+def _claimed_or_closed(conn: WsConnection) -> None:
     """A connection let in beyond :data:`ROOM_CONNECTIONS` has had
     :data:`CLAIM_SECONDS`: unless it holds a seat now, it is told so and
     closed (1013)."""
-    if conn.seat is None and not conn.closed:
-        conn.push(error_text("rate_limited", _CROWDED))
-        conn.too_slow = True  # ended by the server: its reader's cancellation is expected
-        _cut(websocket, reader, "the room is full", always=False)
+    if conn.seat is None and not conn.closed and conn.claim_at:
+        _claim_over(conn)
+
+
+def _claim_over(conn: WsConnection) -> None:
+    """``conn``, let in to take a seat, has not: told so and closed (1013)."""
+    conn.claim_at = 0.0
+    conn.push(error_text("rate_limited", _CROWDED))
+    conn.too_slow = True  # ended by the server: its reader's cancellation is expected
+    if conn.cut is not None:
+        conn.cut("the room is full", always=False)
+
+
+def _stalest_claim(room: Room) -> WsConnection | None:
+    """The connection of ``room`` let in longest ago to take a seat, that has
+    not and has had :data:`CLAIM_FIRST` seconds to; ``None`` if none."""
+    before = asyncio.get_running_loop().time() - CLAIM_FIRST
+    waiting = [c for c in room.connections if isinstance(c, WsConnection) and c.seat is None
+               and 0.0 < c.claim_at <= before and not c.closed]
+    return min(waiting, key=lambda c: c.claim_at, default=None)
 
 
 def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None,

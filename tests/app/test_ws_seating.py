@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from roomtest import connect, drain, new_room, opened, play_deal, table
@@ -401,3 +402,54 @@ def test_a_room_full_of_spectators_still_lets_its_players_back(client: TestClien
         a2.send(type="resume", token=token)
         frames = [a2.recv() for _ in range(3)]
         assert {"type": "joined", "seat": "red", "token": token} in frames, frames
+
+
+def test_connections_that_claim_nothing_make_way_for_a_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The places let in beyond the room's limit all taken by connections
+    that never claim a seat: one that has had ``CLAIM_FIRST`` seconds makes
+    way for a newer connection, which takes its seat back (break-it pass:
+    such connections, opened one after the other, kept a player out). On a
+    real uvicorn: the test client runs every socket on a loop of its own."""
+    import json
+
+    from inthread import serve
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect as ws_connect
+
+    from app import ws
+    from app.main import create_app
+    from app.settings import Settings
+    from app.wsproto import LeanProtocol
+
+    monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
+    monkeypatch.setattr(ws, "CLAIM_SECONDS", 30.0)
+    monkeypatch.setattr(ws, "CLAIM_FIRST", 0.2)
+
+    def frames_until(sock: Any, kind: str) -> dict[str, Any]:
+        while True:
+            frame = json.loads(sock.recv(timeout=10))
+            if frame["type"] == kind:
+                return dict(frame)
+
+    with serve(create_app(Settings(database=":memory:")), ws=LeanProtocol) as port:
+        base = f"http://127.0.0.1:{port}"
+        room = httpx.post(base + "/api/rooms", json={"game": "get-stuck"}).json()["room"]
+        url = f"ws://127.0.0.1:{port}/ws/{room}"
+        with ws_connect(url) as a:
+            a.send(json.dumps({"type": "join", "seat": "red", "name": "Ann"}))
+            token = frames_until(a, "joined")["token"]
+        with ws_connect(url) as bob, ws_connect(url) as w1, ws_connect(url) as w2:
+            bob.send(json.dumps({"type": "join", "seat": "black", "name": "Bob"}))
+            frames_until(bob, "joined")
+            with ws_connect(url) as s1, ws_connect(url) as s2:  # the extra places, claiming nothing
+                for sock in (w1, w2, s1, s2):
+                    frames_until(sock, "state")
+                time.sleep(0.3)
+                with ws_connect(url) as ann:
+                    ann.send(json.dumps({"type": "resume", "token": token}))
+                    assert frames_until(ann, "joined")["seat"] == "red"
+                    # The one let in first was told, then closed.
+                    assert "only a player taking a seat" in frames_until(s1, "error")["message"]
+                    with pytest.raises(ConnectionClosed) as closed:
+                        frames_until(s1, "never")
+                    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
