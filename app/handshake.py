@@ -31,6 +31,7 @@ Start uvicorn with ``--http app.handshake:DeadlineProtocol`` (the
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -43,6 +44,11 @@ log = get_logger(__name__)
 PIPELINE_MAX = 32
 """Requests one connection may have waiting behind the one being answered."""
 
+WARN_EVERY = 60.0
+"""Seconds between two log warnings of connections closed for pipelining
+(the others are logged at debug level: a flood of them is one line)."""
+_warned_at = -WARN_EVERY
+
 
 class DeadlineProtocol(HttpToolsProtocol):
     """uvicorn's httptools HTTP protocol, closing a connection that has not
@@ -53,6 +59,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self.deadline = deadline if deadline is not None else get_settings().handshake_seconds
         self._deadline_timer: asyncio.TimerHandle | None = None
+        self._dropping = False  # pipelined too much: closed once the answer under way is sent
 
     def _arm(self) -> None:
         self._disarm()
@@ -80,23 +87,33 @@ class DeadlineProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         """As uvicorn's (a request's cycle starts, or waits in the pipeline),
         but nothing more of a connection that is closing, and a connection
-        with more than :data:`PIPELINE_MAX` requests waiting is closed."""
-        if self.transport.is_closing():
+        with more than :data:`PIPELINE_MAX` requests waiting is dropped: the
+        waiting ones are let go, nothing more it sent is looked at, and it is
+        closed once the answer under way is sent (closed under that answer,
+        the app logged a traceback each time: verification pass)."""
+        if self._dropping or self.transport.is_closing():
             return
         super().on_headers_complete()
         if len(self.pipeline) > PIPELINE_MAX:
-            log.warning("closed a connection from %s that pipelined more than %d requests",
-                        self.client[0] if self.client else "?", PIPELINE_MAX)
+            global _warned_at
+            now = self.loop.time()
+            loud = now - _warned_at >= WARN_EVERY
+            if loud:
+                _warned_at = now
+            log.log(logging.WARNING if loud else logging.DEBUG,
+                    "closed a connection from %s that pipelined more than %d requests",
+                    self.client[0] if self.client else "?", PIPELINE_MAX)
             self.pipeline.clear()
-            self.transport.close()
+            self._dropping = True  # (a request waited: one is being answered)
+            self.flow.pause_reading()
 
     def on_body(self, body: bytes) -> None:
-        if not self.transport.is_closing():
+        if not (self._dropping or self.transport.is_closing()):
             super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._disarm()
-        if not self.transport.is_closing():
+        if not (self._dropping or self.transport.is_closing()):
             super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
@@ -111,5 +128,7 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline:
+        if self._dropping:
+            self.transport.close()
+        elif not self.transport.is_closing() and not self.pipeline:
             self._arm()

@@ -288,7 +288,9 @@ def _claimed_or_closed(conn: WsConnection) -> None:
     """A connection let in beyond :data:`ROOM_CONNECTIONS` has had
     :data:`CLAIM_SECONDS`: unless it holds a seat now, it is told so and
     closed (1013)."""
-    if conn.seat is None and not conn.closed and conn.claim_at:
+    if conn.seat is not None:  # it claimed a seat: an ordinary connection from now on
+        conn.claim_at = 0.0
+    elif not conn.closed and conn.claim_at:
         _claim_over(conn)
 
 

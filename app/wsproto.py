@@ -63,6 +63,11 @@ READ_INTO = "cardboard.read_into"
 
 _T = TypeVar("_T")
 
+PINGS_MAX = 50
+PINGS_WINDOW = 10.0
+"""A client may send :data:`PINGS_MAX` pings in any :data:`PINGS_WINDOW`
+seconds (websocket libraries send one every few seconds)."""
+
 
 class LeanQueue(Generic[_T]):
     """The part of :class:`asyncio.Queue` that uvicorn's protocol uses
@@ -290,7 +295,7 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         "handshake_initiated", "handshake_complete", "close_timer", "initial_response",
         "ping_timer", "pong_timer", "pending_ping_payload", "ping_sent_at", "last_ping_rtt",
         "frames", "curr_msg_data_type", "request", "response", "scope", "ping_due", "pong_due",
-        "held", "heard_at",
+        "held", "heard_at", "pings", "pings_from",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -302,6 +307,8 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         self.pong_due = 0.0  # loop time by which the pong must come, 0 if none
         self.held = False  # reading stopped by the app (hold), under read_into
         self.heard_at = 0.0  # loop time of the last bytes the client sent
+        self.pings = 0  # pings the client sent since pings_from (loop time)
+        self.pings_from = 0.0
 
     def start_keepalive(self) -> None:
         """uvicorn starts its pings once it has answered the handshake: from
@@ -474,9 +481,24 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         the pong is let go then. A client that sent pings and never read
         made the server keep every pong (480 MB in 21 seconds, and on, in
         the break-it pass); RFC 6455 (5.5.3) lets an endpoint answer only the
-        latest of several pings."""
+        latest of several pings. A client that sends more than
+        :data:`PINGS_MAX` pings in :data:`PINGS_WINDOW` seconds is closed
+        with 1008 (a flood of them slowed every other answer of the server:
+        verification pass); websocket libraries ping every few seconds."""
+        now = self.loop.time()
+        if now - self.pings_from > PINGS_WINDOW:
+            self.pings_from, self.pings = now, 0
+        self.pings += 1
         data = self._output()
-        if self.writable.is_set() and not self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        if self.pings > PINGS_MAX:
+            self.conn.send_close(1008, "too many pings")
+            self.transport.write(self._output())
+            self.close_sent = True
+            self.transport.close()
+            return
+        if self.writable.is_set():
             self.transport.write(data)
 
     def handle_pong(self, event: Frame) -> None:

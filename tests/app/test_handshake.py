@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import socket
 import weakref
 from typing import Any
@@ -194,8 +195,9 @@ def test_a_lost_socket_leaves_no_cycle(ending: str) -> None:
     asyncio.run(run())
 
 
-def _answer_ok(scope: Any) -> Any:
+def _answer_ok(scope: Any, pause: float = 0.0) -> Any:
     async def app(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.sleep(pause)
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
     return app
@@ -229,3 +231,19 @@ def test_a_connection_that_pipelines_too_many_requests_is_closed() -> None:
         assert _pipelined(port, 10) == (10, False)
         answered, closed = _pipelined(port, 5000)
         assert closed and answered <= PIPELINE_MAX + 2, answered
+
+
+def test_a_connection_dropped_for_pipelining_gets_its_answer_under_way(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropped while its first request is being answered, the connection is
+    closed once that answer is sent: the app is not cut off in the middle
+    (verification pass: a traceback in the log for each such connection).
+    One warning a minute says so."""
+    from app import handshake
+
+    monkeypatch.setattr(handshake, "_warned_at", -handshake.WARN_EVERY)
+    with caplog.at_level(logging.INFO), serve(_answer_ok(None, pause=0.2), http=DeadlineProtocol) as port:
+        for _ in range(3):
+            assert _pipelined(port, 100) == (1, True)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert caplog.text.count("pipelined more than") == 1  # then at debug level

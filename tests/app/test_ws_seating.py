@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -453,3 +454,19 @@ def test_connections_that_claim_nothing_make_way_for_a_player(monkeypatch: pytes
                     with pytest.raises(ConnectionClosed) as closed:
                         frames_until(s1, "never")
                     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+
+
+def test_a_connection_that_claimed_a_seat_is_an_ordinary_one_after() -> None:
+    """Let in beyond the limit, it took a seat within CLAIM_SECONDS: from then
+    on it is not one of those that make way, even once it leaves the seat
+    (verification pass: such a player, up again later, was closed for a
+    newcomer minutes after)."""
+    from app import ws
+
+    conn = ws.WsConnection(lambda text: asyncio.sleep(0))
+    conn.claim_at, conn.seat = 12.0, "N"
+    ws._claimed_or_closed(conn)
+    assert conn.claim_at == 0.0 and not conn.too_slow
+    conn.seat = None  # left the seat later
+    ws._claimed_or_closed(conn)  # (a second timer would not cut it either)
+    assert not conn.too_slow and not conn.closed

@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 from inthread import serve
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from app import wsproto
 from app.wsproto import READ_INTO, SEND_NOW, Keepalive, LeanEvent, LeanProtocol, LeanQueue
 
 
@@ -121,10 +123,12 @@ def test_send_now_writes_at_once_and_declines_while_the_transport_is_paused() ->
     assert seen["paused"] is False
 
 
-def test_a_client_that_pings_and_never_reads_fills_no_memory() -> None:
+def test_a_client_that_pings_and_never_reads_fills_no_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pings sent by a client that reads nothing: their pongs stop once the
     transport's buffer is past its high-water mark (break-it pass: every pong
-    was kept, 480 MB in 21 seconds); the frames after them still come."""
+    was kept, 480 MB in 21 seconds); the frames after them still come. (The
+    limit on pings, below, is lifted here.)"""
+    monkeypatch.setattr(wsproto, "PINGS_MAX", 10**9)
     seen: dict[str, Any] = {}
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -153,6 +157,25 @@ def test_a_client_that_pings_and_never_reads_fills_no_memory() -> None:
             time.sleep(0.05)
     assert seen["text"] == "done"
     assert seen["buffered"] < 1 << 20, seen  # the high-water mark and a frame, not megabytes
+
+
+def test_a_client_that_pings_too_often_is_closed() -> None:
+    """Up to PINGS_MAX pings in PINGS_WINDOW seconds are answered; one more
+    closes the socket with 1008 (verification pass: a flood of pings slowed
+    every other answer of the server)."""
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    with _serve(app) as port, connect(f"ws://127.0.0.1:{port}/", open_timeout=5) as ws:
+        for k in range(wsproto.PINGS_MAX):
+            assert ws.ping(str(k)).wait(5), k
+        ws.ping("one more")
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
 
 
 def test_send_now_says_no_once_the_client_has_gone() -> None:

@@ -379,6 +379,13 @@ def test_a_card_sliding_past_lets_clicks_through(server: str, browser: Browser) 
         c.close()
 
 
+def assert_tens_line_up(page: Page) -> None:
+    """The four indicator Tens of the seats panel share their right edge."""
+    rights = page.evaluate("""() => [...document.querySelectorAll('#seats .seat-row .card.ind')]
+      .map((c) => Math.round(c.getBoundingClientRect().right))""")
+    assert len(rights) == 4 and max(rights) - min(rights) <= 1, rights
+
+
 SEAT_ROWS = """() => [...document.querySelectorAll('#seats .seat-row')].map((r) => {
   const box = (s) => r.querySelector(s).getBoundingClientRect();
   return { seat: r.dataset.seat, ind: box('.card.ind').width,
@@ -386,8 +393,9 @@ SEAT_ROWS = """() => [...document.querySelectorAll('#seats .seat-row')].map((r) 
 })"""
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
-                         ids=["desktop", "phone"])
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 1000, "height": 800},
+                                      {"width": 390, "height": 844}],
+                         ids=["desktop", "narrow-desktop", "phone"])
 def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, browser: Browser, artifacts: Path,
                                                                viewport: dict[str, int]) -> None:
     """Each seat of an empty Get Stuck for Four room takes one row: its
@@ -404,12 +412,13 @@ def test_the_empty_four_player_room_lists_its_seats_one_a_line(server: str, brow
     assert [r["seat"] for r in rows] == list(SEATS)
     for r in rows:
         assert r["ind"] >= 28 and r["sitBesideName"], rows
+    assert_tens_line_up(page)
     page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seats-{viewport['width']}.png"))
     sit(page, url, "Ann", "E")
     expect(page.locator("#leave-btn")).to_be_visible()
-    rights = page.evaluate("""() => [...document.querySelectorAll('#seats .seat-row .card.ind')]
-      .map((c) => Math.round(c.getBoundingClientRect().right))""")
-    assert len(rights) == 4 and max(rights) - min(rights) <= 1, rights
+    # (and "Add computer player" on the free seats: inline on a wide seats
+    # panel, where it pushed the Tens left of the seated row's: verification pass)
+    assert_tens_line_up(page)
     page.locator("#seats").screenshot(path=str(artifacts / f"get-stuck-4-seated-{viewport['width']}.png"))
     ctx.close()
 
