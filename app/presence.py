@@ -73,11 +73,14 @@ if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[4] then
   redis.call('HSET', KEYS[2], ARGV[3], '- ' .. ARGV[5])
 end
 if ARGV[6] == '1' then redis.call('SREM', KEYS[3], ARGV[2]) end
+if redis.call('EXISTS', KEYS[5]) == 0 then redis.call('DEL', KEYS[1], KEYS[2]) end
 redis.call('PUBLISH', KEYS[4], 'p ' .. ARGV[2])
 """
-"""KEYS: conns, seats, proc rooms, channel; ARGV: connection field, room id,
-seat ('' if none), this connection's seat value, unix time, last ('1': no
-connection of this process is left on the room)."""
+"""KEYS: conns, seats, proc rooms, channel, the room's meta; ARGV: connection
+field, room id, seat ('' if none), this connection's seat value, unix time,
+last ('1': no connection of this process is left on the room). A room
+Redis no longer holds (its files lost) keeps no presence either: written
+back by a closing socket, it stayed for ever (verification pass)."""
 
 _SEATED = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -213,7 +216,7 @@ class RedisPresence:
         self._seated_at.pop(conn, None)
         last = "1" if not room.connections else "0"
         keys = [self._key("room", room.id, "conns"), self._key("room", room.id, "seats"),
-                self._key("proc", self.proc, "rooms"), self.channel]
+                self._key("proc", self.proc, "rooms"), self.channel, self._key("room", room.id, "meta")]
         args = [field, room.id, seat or "", mine, repr(time.time()), last]
         self._do(lambda: self._detach(keys=keys, args=args))
 

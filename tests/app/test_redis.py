@@ -556,6 +556,17 @@ def test_a_room_redis_no_longer_holds_is_closed_on_every_process(tmp_path: Path)
             for c in t.everyone:
                 await c.until(lambda c=c: c.closed, "closed", 10)
                 assert c.ws.close_code == 4404, (c.name, c.ws.close_code)
+            # and no presence of the lost room is written back for ever
+            client = Redis.from_url(redis.url)
+            try:
+                for _ in range(50):
+                    left = await client.keys(f"cb:room:{t.room}:*")
+                    if not left:
+                        break
+                    await asyncio.sleep(0.1)
+                assert left == [], left
+            finally:
+                await client.aclose()
             for server in servers:
                 async with websockets.connect(f"{server.ws}/ws/{t.room}", open_timeout=10) as late:
                     assert json.loads(await late.recv())["code"] == "no_such_room"
