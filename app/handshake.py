@@ -91,7 +91,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         waiting ones are let go, nothing more it sent is looked at, and it is
         closed once the answer under way is sent (closed under that answer,
         the app logged a traceback each time: verification pass)."""
-        if self._dropping or self.transport.is_closing():
+        if self._ignoring:
             return
         super().on_headers_complete()
         if len(self.pipeline) > PIPELINE_MAX:
@@ -107,13 +107,19 @@ class DeadlineProtocol(HttpToolsProtocol):
             self._dropping = True  # (a request waited: one is being answered)
             self.flow.pause_reading()
 
+    @property
+    def _ignoring(self) -> bool:
+        """True once nothing more the connection sends is looked at: it is
+        closing, or dropped for pipelining."""
+        return self._dropping or self.transport.is_closing()
+
     def on_body(self, body: bytes) -> None:
-        if not (self._dropping or self.transport.is_closing()):
+        if not self._ignoring:
             super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._disarm()
-        if not (self._dropping or self.transport.is_closing()):
+        if not self._ignoring:
             super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:

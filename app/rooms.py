@@ -540,7 +540,7 @@ class Room:
                         # stayed open on a dead room)
                         end = getattr(conn, "end", None)
                         if end is not None:
-                            end("no_such_room")
+                            end()
             elif stored.entries and stored.entries[-1].version < self.version:
                 log.error("room %s: the storage holds version %d, behind this room's %d: rebuilt from"
                           " the storage", self.id, stored.entries[-1].version, self.version)

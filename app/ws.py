@@ -189,10 +189,10 @@ class WsConnection:
         if self._writer is not None:
             await asyncio.wait([self._writer])
 
-    def end(self, code: str) -> None:
-        """The room is gone (``code`` is ``no_such_room``, the error frame
-        just queued): close the connection with 4404, as a client that
-        connects to no room is (``docs/protocol.md``, "Close codes")."""
+    def end(self) -> None:
+        """The room is gone (told ``no_such_room`` just before): close the
+        connection with 4404, as a client that connects to no room is
+        (``docs/protocol.md``, "Close codes")."""
         if self.cut is not None and not self.closed:
             self.closed = True
             self.cut("the room is no longer kept on the server", always=False, code=CLOSE_NO_SUCH_ROOM)

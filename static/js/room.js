@@ -722,18 +722,16 @@ function renderSeats() {
     const status = presence(s);
     if (status) named.append(" ", status);
     row.append(named);
+    if (renderer.seatExtra) {
+      const x = renderer.seatExtra(s.seat, state);
+      if (x) row.append(x);
+    }
     if (!s.name && !state.you) {
       row.append(el("button", { class: "btn small", type: "button", "data-join": s.seat, onclick: once(() => join(s.seat)) }, "Sit here"));
     }
     if (state.you === s.seat && canLeave) {
       row.append(el("button", { class: "btn small", type: "button", id: "leave-btn",
         onclick: once(() => send({ type: "leave" })) }, "Leave"));
-    }
-    // The game's mark of the seat (Get Stuck for Four's indicator Ten) ends
-    // the name's line in every row, after "Sit here" or "Leave".
-    if (renderer.seatExtra) {
-      const x = renderer.seatExtra(s.seat, state);
-      if (x) row.append(x);
     }
     const button = state.you ? computerButton(s) : null;
     if (button) {
