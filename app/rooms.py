@@ -1046,6 +1046,15 @@ class Room:
         self._apply({"t": "new_token", "seat": seat, "token_hash": token_hash(token)},
                     lambda: conn.push(dump(JoinedFrame(seat=seat, token=token))))
 
+    def seat_of_token(self, token: str) -> str | None:
+        """The seat ``token`` holds in this room, or ``None``."""
+        wanted = token_hash(token)
+        return next(
+            (s for s, h in self.table.holders
+             if h.token_hash is not None and secrets.compare_digest(h.token_hash, wanted)),
+            None,
+        )
+
     def resume(self, conn: Connection, token: str) -> None:
         """``conn`` takes back the seat ``token`` was issued for. A connection
         that held it before gets ``replaced`` and becomes a spectator. Not a
@@ -1055,12 +1064,7 @@ class Room:
 
         Raises ``already_seated`` (``conn`` holds another seat) or ``bad_token``.
         """
-        wanted = token_hash(token)
-        seat = next(
-            (s for s, h in self.table.holders
-             if h.token_hash is not None and secrets.compare_digest(h.token_hash, wanted)),
-            None,
-        )
+        seat = self.seat_of_token(token)
         if conn.seat is not None and conn.seat != seat:
             raise RoomError("already_seated", f"you already sit at {conn.seat}")
         if seat is None:

@@ -89,6 +89,20 @@ makes way for a newer one when the room has no more places: a player sends
 never claimed anything, opened one after the other, held every place and
 kept a player out of their room eight times in ten)."""
 
+SUBPROTOCOL = "cardboard"
+"""The websocket subprotocol a client may offer, and that the server then
+accepts (docs/protocol.md, "Connecting"); it must be offered beside
+:data:`SEAT_SUBPROTOCOL`, since a browser drops a handshake that accepts none
+of the subprotocols it offered."""
+
+SEAT_SUBPROTOCOL = "cardboard.seat."
+"""The prefix of the subprotocol that carries the client's seat token
+(``cardboard.seat.<token>``): a player coming back to a crowded room is let
+in on it even while every place is held by connections younger than
+:data:`CLAIM_FIRST` (verification pass: sockets opened as fast as possible
+from ten addresses kept a resuming player out). The token is checked, never
+sent back; the client still sends ``resume``."""
+
 CLOSE_NO_SUCH_ROOM = 4404
 CLOSE_TOO_SLOW = 1013
 CLOSE_UNAVAILABLE = 1011
@@ -220,7 +234,9 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
     Starlette's)."""
     websocket = WebSocket(scope, receive, send)
     room_id = scope["path"][4:]
-    await websocket.accept()
+    offered = scope.get("subprotocols") or ()
+    token = next((p[len(SEAT_SUBPROTOCOL):] for p in offered if p.startswith(SEAT_SUBPROTOCOL)), None)
+    await websocket.accept(SUBPROTOCOL if SUBPROTOCOL in offered else None)
     try:
         room = await lobby.room(room_id)
     except Unavailable:
@@ -232,13 +248,12 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
     if room is not None:
         async with room.lock:
             crowded = len(room.connections) >= ROOM_CONNECTIONS
-            if not room.closed and len(room.connections) >= ROOM_CONNECTIONS + len(room.seats):
-                stale = _stalest_claim(room)
-                if stale is None:
-                    await websocket.send_text(error_text("rate_limited", _CROWDED))
-                    await websocket.close(CLOSE_TOO_SLOW)
-                    return
-                _claim_over(stale)
+            full = len(room.connections) >= ROOM_CONNECTIONS + len(room.seats)
+            if full and not room.closed \
+                    and not _make_way(room, room.seat_of_token(token) if token else None):
+                await websocket.send_text(error_text("rate_limited", _CROWDED))
+                await websocket.close(CLOSE_TOO_SLOW)
+                return
             if not room.closed:
                 reader = asyncio.current_task()
                 conn = WsConnection(websocket.send_text, partial(_cut, websocket, reader),
@@ -284,6 +299,25 @@ _CROWDED = (f"this room already has {ROOM_CONNECTIONS} connections: only a playe
             " (resume, or join a free one) may connect now; try again later")
 
 
+def _make_way(room: Room, seat: str | None) -> bool:
+    """A connection comes to ``room`` with no place left, holding ``seat``'s
+    token or none: make one place, if one may be made. The connection let in
+    longest ago to take a seat that has not makes way, if it has had
+    :data:`CLAIM_FIRST` seconds to, or whatever its age for a seat's player;
+    failing that, a seat's player takes the place of the connection that holds
+    the seat now (told ``replaced``: a dead socket that does not know it yet).
+    False if no place may be made."""
+    stale = _stalest_claim(room, CLAIM_FIRST if seat is None else 0.0)
+    if stale is not None:
+        _claim_over(stale)
+        return True
+    holder = room.seat_conn.get(seat) if seat is not None else None
+    if isinstance(holder, WsConnection) and not holder.closed:
+        _claim_over(holder, error_text("replaced", f"seat {seat} was taken back by another connection"))
+        return True
+    return False
+
+
 def _claimed_or_closed(conn: WsConnection) -> None:
     """A connection let in beyond :data:`ROOM_CONNECTIONS` has had
     :data:`CLAIM_SECONDS`: unless it holds a seat now, it is told so and
@@ -294,19 +328,20 @@ def _claimed_or_closed(conn: WsConnection) -> None:
         _claim_over(conn)
 
 
-def _claim_over(conn: WsConnection) -> None:
-    """``conn``, let in to take a seat, has not: told so and closed (1013)."""
+def _claim_over(conn: WsConnection, why: str = "") -> None:
+    """``conn``, let in to take a seat, has not: told so (or ``why``, an error
+    frame) and closed (1013)."""
     conn.claim_at = 0.0
-    conn.push(error_text("rate_limited", _CROWDED))
+    conn.push(why or error_text("rate_limited", _CROWDED))
     conn.too_slow = True  # ended by the server: its reader's cancellation is expected
     if conn.cut is not None:
         conn.cut("the room is full", always=False)
 
 
-def _stalest_claim(room: Room) -> WsConnection | None:
+def _stalest_claim(room: Room, age: float) -> WsConnection | None:
     """The connection of ``room`` let in longest ago to take a seat, that has
-    not and has had :data:`CLAIM_FIRST` seconds to; ``None`` if none."""
-    before = asyncio.get_running_loop().time() - CLAIM_FIRST
+    not and was let in at least ``age`` seconds ago; ``None`` if none."""
+    before = asyncio.get_running_loop().time() - age
     waiting = [c for c in room.connections if isinstance(c, WsConnection) and c.seat is None
                and 0.0 < c.claim_at <= before and not c.closed]
     return min(waiting, key=lambda c: c.claim_at, default=None)

@@ -16,8 +16,9 @@ frame): once the handshake is answered the scope's extensions hold
 :data:`SEND_NOW`, a function that writes one frame at once and says whether
 it could (not while the transport is paused or a close is under way: the
 app then sends through ASGI as before). The handshake's headers are dropped
-from the scope then too: the app reads them (origin, host, the client's
-address) before it accepts, never after.
+from the scope then too, and so are the subprotocols the client offered:
+the app reads them (origin, host, the client's address, a seat token)
+before it accepts, never after.
 
 Between frames a socket holds few objects for the garbage collector to
 walk (its walks are what stalls a busy server, ``bench/load.py`` prints
@@ -316,6 +317,7 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         scope's headers too, and the scope offers :meth:`send_now`."""
         super().start_keepalive()
         self.scope["headers"] = []
+        self.scope["subprotocols"] = []  # one may hold a seat token (app.ws.SEAT_SUBPROTOCOL)
         self.scope["extensions"][SEND_NOW] = self.send_now  # type: ignore[assignment]  # ASGI types extensions as dicts
         self.scope["extensions"][READ_INTO] = self.read_into  # type: ignore[assignment]
         # websockets' parser keeps the request alive for the socket's life (a

@@ -95,7 +95,12 @@ function connect() {
   if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
   const proto = location.protocol === "https:" ? "wss" : "ws";
   setConn("connecting", attempt ? "Reconnecting…" : "Connecting…");
-  const sock = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(ROOM)}`);
+  // A seat's token rides on the handshake too, so that a player coming back
+  // to a crowded room is let in (docs/protocol.md, "Connecting"); the page
+  // still sends resume once the socket is open.
+  const held = replaced ? null : localStorage.getItem(TOKEN_KEY);
+  const sock = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(ROOM)}`,
+    held ? ["cardboard", `cardboard.seat.${held}`] : []);
   ws = sock;
   sock.onopen = () => {
     attempt = 0;

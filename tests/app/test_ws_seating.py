@@ -3,16 +3,50 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from inthread import serve
 from roomtest import connect, drain, new_room, opened, play_deal, table
 from starlette.websockets import WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as ws_connect
 
+from app.main import create_app
+from app.settings import Settings
+from app.wsproto import LeanProtocol
 from engine.registry import GAMES
+
+
+@contextlib.contextmanager
+def ann_away() -> Iterator[tuple[str, str]]:
+    """A real uvicorn (with LeanProtocol) serving a Get Stuck room whose red
+    seat Ann took over a connection now closed: the room's websocket URL and
+    Ann's token. (The test client runs every socket on a loop of its own, so
+    that one connection cannot close another there.)"""
+    with serve(create_app(Settings(database=":memory:")), ws=LeanProtocol) as port:
+        base = f"http://127.0.0.1:{port}"
+        room = httpx.post(base + "/api/rooms", json={"game": "get-stuck"}).json()["room"]
+        url = f"ws://127.0.0.1:{port}/ws/{room}"
+        with ws_connect(url) as a:
+            a.send(json.dumps({"type": "join", "seat": "red", "name": "Ann"}))
+            token = frames_until(a, "joined")["token"]
+        yield url, token
+
+
+def frames_until(sock: Any, kind: str) -> dict[str, Any]:
+    """The next frame of ``kind`` a websockets sync client receives (those
+    before it are dropped)."""
+    while True:
+        frame = json.loads(sock.recv(timeout=10))
+        if frame["type"] == kind:
+            return dict(frame)
 
 
 def test_first_state_is_a_spectator_view(client: TestClient) -> None:
@@ -373,8 +407,6 @@ def test_a_room_full_of_spectators_still_lets_its_players_back(client: TestClien
     free one) stays; one that does not is told ``rate_limited`` and closed
     (1013); one past even that is refused at once. Idle spectators cannot shut
     a player out of their own room."""
-    import contextlib
-
     from app import ws
 
     monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
@@ -411,49 +443,27 @@ def test_connections_that_claim_nothing_make_way_for_a_player(monkeypatch: pytes
     way for a newer connection, which takes its seat back (break-it pass:
     such connections, opened one after the other, kept a player out). On a
     real uvicorn: the test client runs every socket on a loop of its own."""
-    import json
-
-    from inthread import serve
-    from websockets.exceptions import ConnectionClosed
-    from websockets.sync.client import connect as ws_connect
-
     from app import ws
-    from app.main import create_app
-    from app.settings import Settings
-    from app.wsproto import LeanProtocol
 
     monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
     monkeypatch.setattr(ws, "CLAIM_SECONDS", 30.0)
     monkeypatch.setattr(ws, "CLAIM_FIRST", 0.2)
 
-    def frames_until(sock: Any, kind: str) -> dict[str, Any]:
-        while True:
-            frame = json.loads(sock.recv(timeout=10))
-            if frame["type"] == kind:
-                return dict(frame)
-
-    with serve(create_app(Settings(database=":memory:")), ws=LeanProtocol) as port:
-        base = f"http://127.0.0.1:{port}"
-        room = httpx.post(base + "/api/rooms", json={"game": "get-stuck"}).json()["room"]
-        url = f"ws://127.0.0.1:{port}/ws/{room}"
-        with ws_connect(url) as a:
-            a.send(json.dumps({"type": "join", "seat": "red", "name": "Ann"}))
-            token = frames_until(a, "joined")["token"]
-        with ws_connect(url) as bob, ws_connect(url) as w1, ws_connect(url) as w2:
-            bob.send(json.dumps({"type": "join", "seat": "black", "name": "Bob"}))
-            frames_until(bob, "joined")
-            with ws_connect(url) as s1, ws_connect(url) as s2:  # the extra places, claiming nothing
-                for sock in (w1, w2, s1, s2):
-                    frames_until(sock, "state")
-                time.sleep(0.3)
-                with ws_connect(url) as ann:
-                    ann.send(json.dumps({"type": "resume", "token": token}))
-                    assert frames_until(ann, "joined")["seat"] == "red"
-                    # The one let in first was told, then closed.
-                    assert "only a player taking a seat" in frames_until(s1, "error")["message"]
-                    with pytest.raises(ConnectionClosed) as closed:
-                        frames_until(s1, "never")
-                    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+    with ann_away() as (url, token), ws_connect(url) as bob, ws_connect(url) as w1, ws_connect(url) as w2:
+        bob.send(json.dumps({"type": "join", "seat": "black", "name": "Bob"}))
+        frames_until(bob, "joined")
+        with ws_connect(url) as s1, ws_connect(url) as s2:  # the extra places, claiming nothing
+            for sock in (w1, w2, s1, s2):
+                frames_until(sock, "state")
+            time.sleep(0.3)
+            with ws_connect(url) as ann:
+                ann.send(json.dumps({"type": "resume", "token": token}))
+                assert frames_until(ann, "joined")["seat"] == "red"
+                # The one let in first was told, then closed.
+                assert "only a player taking a seat" in frames_until(s1, "error")["message"]
+                with pytest.raises(ConnectionClosed) as closed:
+                    frames_until(s1, "never")
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
 
 
 def test_a_connection_that_claimed_a_seat_is_an_ordinary_one_after() -> None:
@@ -470,3 +480,61 @@ def test_a_connection_that_claimed_a_seat_is_an_ordinary_one_after() -> None:
     conn.seat = None  # left the seat later
     ws._claimed_or_closed(conn)  # (a second timer would not cut it either)
     assert not conn.too_slow and not conn.closed
+
+
+def test_a_seat_token_on_the_handshake_lets_its_player_into_a_crowded_room(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every place of a crowded room held by connections younger than
+    ``CLAIM_FIRST`` (verification pass: sockets opened as fast as possible
+    from ten addresses kept a resuming player out): a connection offering
+    its seat's token as the ``cardboard.seat.<token>`` subprotocol is let in,
+    the oldest of them making way, and takes its seat back. One with no token,
+    or with one that holds no seat, is refused. With no such connection left, the
+    one holding the seat makes way for its player (a dead socket that does
+    not know it yet). On a real uvicorn, with LeanProtocol."""
+    from app import ws
+
+    monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
+    monkeypatch.setattr(ws, "CLAIM_SECONDS", 30.0)
+    monkeypatch.setattr(ws, "CLAIM_FIRST", 30.0)
+
+    def closed_with(sock: Any) -> tuple[list[str], int | None]:
+        """The frames' types until the socket closes, and its close code."""
+        seen = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                seen.append(json.loads(sock.recv(timeout=10))["type"])
+        return seen, closed.value.rcvd.code if closed.value.rcvd else None
+
+    def offering(token: str) -> list[Any]:
+        return ["cardboard", f"cardboard.seat.{token}"]
+
+    with ann_away() as (url, token), ws_connect(url) as w1, ws_connect(url) as w2, \
+            ws_connect(url) as w3, ws_connect(url) as bob, ws_connect(url) as s1:  # Bob, s1: the extra places
+        bob.send(json.dumps({"type": "join", "seat": "black", "name": "Bob"}))
+        frames_until(bob, "joined")
+        for sock in (w1, w2, w3, s1):
+            frames_until(sock, "state")
+        for refused in ([], offering("not-a-token")):  # s1 is younger than CLAIM_FIRST
+            with ws_connect(url, subprotocols=refused or None) as late:
+                assert "only a player taking a seat" in frames_until(late, "error")["message"]
+                assert closed_with(late)[1] == 1013
+        with ws_connect(url, subprotocols=offering(token)) as ann:
+            assert ann.subprotocol == "cardboard"
+            ann.send(json.dumps({"type": "resume", "token": token}))
+            assert frames_until(ann, "joined")["seat"] == "red"
+            seen, code = closed_with(s1)  # the one that claimed nothing made way
+            assert code == 1013 and seen[-1] == "error"
+            # No place is held by a connection that claimed nothing now:
+            # Ann on another device takes the place of her socket.
+            with ws_connect(url) as late:
+                frames_until(late, "error")
+                assert closed_with(late)[1] == 1013
+            with ws_connect(url, subprotocols=offering(token)) as again:
+                again.send(json.dumps({"type": "resume", "token": token}))
+                assert frames_until(again, "joined")["seat"] == "red"
+                seen, code = closed_with(ann)
+                assert code == 1013 and seen[-1] == "error"
+                for sock in (w1, w2, w3, bob):  # the others stay
+                    sock.send(json.dumps({"type": "ping"}))
+                    frames_until(sock, "pong")

@@ -189,6 +189,43 @@ def test_a_seat_link_opened_in_a_second_context_takes_the_seat(
     expect(laptop.locator("#watchers")).not_to_contain_text("Ann")
 
 
+SOCKETS_SEEN = """
+(() => {
+  const Real = window.WebSocket;
+  window.socketsSeen = [];
+  window.WebSocket = function (url, protocols) {
+    const sock = new Real(url, protocols);
+    const seen = { offered: protocols || [], accepted: null };
+    window.socketsSeen.push(seen);
+    sock.addEventListener("open", () => { seen.accepted = sock.protocol; });
+    return sock;
+  };
+  window.WebSocket.prototype = Real.prototype;
+  Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+})();
+"""
+
+
+def test_a_seated_page_offers_its_token_on_the_handshake(server: str, browser: Browser,
+                                                          contexts: list[BrowserContext]) -> None:
+    """A page holding a seat's token offers it on the websocket handshake
+    (docs/protocol.md, "The room websocket"), so that it gets into a crowded
+    room; the server accepts the ``cardboard`` subprotocol and Chromium takes
+    the answer. A page with no token offers none."""
+    url = create_room(server, "get-stuck")
+    room = url.rsplit("/", 1)[1]
+    page = new_page(browser, contexts, scripts=(SOCKETS_SEEN,))
+    sit(page, url, "Ann", "red")
+    token = page.evaluate(f"localStorage.getItem('cardboard.token.{room}')")
+    first = page.evaluate("window.socketsSeen")
+    assert first == [{"offered": [], "accepted": ""}]
+    page.reload()
+    expect(page.locator('.seat-row.you[data-seat="red"]')).to_be_visible()
+    assert page.evaluate("window.socketsSeen") == [
+        {"offered": ["cardboard", f"cardboard.seat.{token}"], "accepted": "cardboard"}]
+    assert not page.errors  # type: ignore[attr-defined]
+
+
 # ---- chat ----------------------------------------------------------------------------
 
 def test_a_chat_message_reaches_every_context_and_a_reconnecting_one(
