@@ -254,8 +254,8 @@ class _GetStuckBase(Game[GetStuckState]):
         if move == PASS:
             who = SEAT_TITLE.get(seat, seat)
             if state.indicators and seat in FOUR_SEATS and not state.indicators[FOUR_SEATS.index(seat)]:
-                return f"{who} is still stuck: the indicator stays face down"  # ruling 4
-            return f"{who} is stuck and turns the indicator face down"
+                return f"{who} is still stuck and passes"  # ruling 4
+            return f"{who} is stuck: indicator face down"  # short: the line above the board
         i = INDEX.get(move)
         if i is None:
             return move

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from browserkit import check_coords, create_room, sit, version, wait_version
+from browserkit import check_coords, computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, Dialog, Page, expect
 
 SEATS = ("N", "E", "S", "W")
@@ -64,6 +64,7 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
     moves = 0
     reloaded = False
     widths: set[int] = set()
+    captions: set[str] = set()
     while True:
         v = max(version(p) for p in pages.values())
         for p in pages.values():
@@ -81,10 +82,12 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
         moves += 1
         for p in pages.values():
             wait_version(p, v + 1)
-        # The line above the board ("Last move: North is stuck and turns the
-        # indicator face down (played by the server: no other move)") is cut
-        # short, never widening the page.
+        # The line above the board ("Last move: North is stuck: indicator face
+        # down") never widens the page.
         widths.add(pages["N"].evaluate("document.documentElement.scrollWidth"))
+        caption = pages["N"].locator(".gs-last")
+        if "(played by the server" in (caption.get_attribute("title") or ""):
+            captions.add(caption.inner_text())  # the log's note in brackets is left out
         if moves == 12 and not reloaded:
             # A reload mid-deal puts the player back in the same seat.
             pages["E"].reload()
@@ -96,10 +99,12 @@ def test_four_players_play_a_whole_deal(server: str, browser: Browser, artifacts
 
     assert reloaded
     assert widths == {1100}, widths
+    assert captions and all(re.fullmatch(r"Last move: \w+ is (stuck: indicator face down|still stuck and"
+                                         r" passes)", c) for c in captions), captions
     # Nobody clicked Pass: every pass of the deal (this one, seed 7, has some)
     # was played by the server.
     passes = pages["W"].locator("#log li", has_text=re.compile(
-        "is stuck and turns the indicator face down|is still stuck: the indicator stays face down"))
+        "is stuck: indicator face down|is still stuck and passes"))
     by_server = pages["W"].locator("#log li", has_text="(played by the server: no other move)")
     assert passes.count() == by_server.count() > 0
     # ... and the stuck player was told so during the pause.
@@ -433,3 +438,24 @@ def test_the_first_tab_offers_a_skip_to_the_content(server: str, page: Page) -> 
     page.wait_for_function(f"{top} >= 0 && {top} < 50")
     page.keyboard.press("Enter")
     assert page.evaluate("location.hash") == "#main"
+
+
+def test_a_pass_fits_the_line_above_the_board_on_a_laptop(server: str, browser: Browser,
+                                                          artifacts: Path) -> None:
+    """Get Stuck for Four at 1366×768: "Last move: West is stuck: indicator
+    face down" fits the line above the board (new-user pass: the sentence
+    was cut short after "turns the indica…")."""
+    made = computer_room(server, "get-stuck-4", {"seed": 7}, seats="all")
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        page = ctx.new_page()
+        page.goto(server + made["url"])
+        seen = page.wait_for_function("""() => {
+          const e = document.querySelector(".gs-last");
+          return e && e.textContent.includes(" is stuck")
+            && [e.textContent, e.scrollWidth, e.clientWidth];
+        }""", timeout=60_000).json_value()
+        assert seen[1] <= seen[2], seen
+        page.screenshot(path=str(artifacts / "get-stuck-4-pass-laptop.png"))
+    finally:
+        ctx.close()

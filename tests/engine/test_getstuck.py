@@ -402,10 +402,10 @@ def test_four_pass_only_when_stuck_and_the_indicator_goes_down() -> None:
     assert (passed.cells, passed.gap, passed.last) == (s.cells, s.gap, s.last)
     assert FOUR.to_move(passed) == ("E",)
     assert FOUR.view(passed, None)["indicators"]["N"] is False
-    assert FOUR.describe(s, "N", "pass") == "North is stuck and turns the indicator face down"
+    assert FOUR.describe(s, "N", "pass") == "North is stuck: indicator face down"
     # Stuck again on a later turn: the indicator is down already and stays so.
     again = replace(s, indicators=(False, True, True, True))
-    assert FOUR.describe(again, "N", "pass") == "North is still stuck: the indicator stays face down"
+    assert FOUR.describe(again, "N", "pass") == "North is still stuck and passes"
     with pytest.raises(IllegalMove, match="you cannot pass while you have a legal move"):
         FOUR.apply(passed, "E", "pass")
     assert FOUR.legal_moves(passed, "E") == ("c3",)

@@ -37,7 +37,7 @@ export function hint(state) {
   if (!state.legal_moves.length) return "";
   if (state.moves.some((m) => m.kind === "pass")) return "You are stuck: pass, and your indicator turns face down.";
   if (b.indicators) return `Move a ${suitsOf(state, state.you)} in line with the gap, in any direction.`;
-  if (b.diagonal) return "Nothing of yours is in line with the gap's row or column: a diagonal move is allowed.";
+  if (b.diagonal) return "None of your cards can move into the gap along its row or column: a diagonal move is allowed.";
   return "Move a card of your colour from the gap's row or column into the gap.";
 }
 
@@ -110,8 +110,11 @@ export function render(container, state, ctx) {
       // What just happened, in words, above the board (the log panel may be
       // far below on a phone, and computer players move quickly).
       const log = state.view.log;
-      const caption = el("div", "gs-last", log.length ? `Last move: ${log[log.length - 1].text}` : "\u00a0");
-      if (log.length) caption.title = caption.textContent;  // whole, where the line is cut short
+      // A note in brackets ("played by the server: …") stays in the log and
+      // the title: the line says what happened, on one line of a laptop.
+      const text = log.length ? log[log.length - 1].text : "";
+      const caption = el("div", "gs-last", text ? `Last move: ${text.replace(/ \([^()]*\)$/, "")}` : "\u00a0");
+      if (text) caption.title = `Last move: ${text}`;  // whole, where the line is cut short
       caption.setAttribute("aria-live", "polite");
       container.replaceChildren(caption, frame);
       if (ctx.extra) {
