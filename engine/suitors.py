@@ -638,8 +638,10 @@ class Suitors(Game[SuitorsState]):
         jumped = ["its own Jack" if state.cells[sq] == seat else f"the {pretty(state.cells[sq])}"
                   for sq in line[1:]]
         over = jumped[0] if len(jumped) == 1 else ", ".join(jumped[:-1]) + " and " + jumped[-1]
-        what = "" if jumper == seat else f" the {pretty(jumper)}"
-        return f"{who} jumps{what} from {start} to {end} over {over}"
+        if jumper == seat:
+            return f"{who} jumps from {start} to {end} over {over}"
+        # "J♠ jumps the K♦" read as the Jack leaping over the King (new-user pass)
+        return f"{who} moves the {pretty(jumper)} from {start} to {end} over {over}"
 
     # ---- results --------------------------------------------------------------------
     def outcome(self, state: SuitorsState) -> Outcome | None:

@@ -588,10 +588,10 @@ def test_describe() -> None:
     assert G.describe(s, "JS", "reveal c3") == "J♠ reveals the card at c3"  # not legal: unnamed
     assert G.describe(s, "JS", "a1-b1") == "J♠ jumps from a1 to b1 over the 9♥"
     s = position({"b3": "JS", "c3": "KD", "d3": "AS"})
-    assert G.describe(s, "JS", "c3-d3") == "J♠ jumps the K♦ from c3 to d3 over the A♠"
+    assert G.describe(s, "JS", "c3-d3") == "J♠ moves the K♦ from c3 to d3 over the A♠"
     # the K♦ jumps J♠'s own Jack: not "over the J♠", which reads as the Jack jumping itself
     s = position({"b1": "KD"})
-    assert G.describe(s, "JS", "b1-a1") == "J♠ jumps the K♦ from b1 to a1 over its own Jack"
+    assert G.describe(s, "JS", "b1-a1") == "J♠ moves the K♦ from b1 to a1 over its own Jack"
 
 
 def test_the_notation_docs_example() -> None:
