@@ -302,3 +302,63 @@ def test_the_big_board_fits_a_phone_and_a_desktop(server: str, browser: Browser,
     assert errors == []
     for ctx in [*ctxs, desk]:
         ctx.close()
+
+
+def test_a_computer_standing_in_wins_for_the_person(server: str, browser: Browser, artifacts: Path) -> None:
+    """Bob's seat, handed to a computer player while he is away, reaches the
+    Queen: the table says Bob wins, played by the computer, and names the side
+    Bob (J♣) as the match's review and record do (new-user pass: the table
+    said "Alan (easy) wins" and the review "Bob wins")."""
+    import json
+    import random
+    import time
+
+    from websockets.sync.client import connect
+
+    seed = 11
+    room = create_room(server, "suitors", {"seed": seed}).rsplit("/", 1)[1]
+    url = server.replace("http", "ws", 1) + "/ws/" + room
+    state = _start(seed, {})
+    rng = random.Random(2)
+
+    def last_state(sock: Any, version: int) -> dict[str, Any]:
+        while True:
+            frame = json.loads(sock.recv(timeout=10))
+            if frame["type"] == "state" and frame["version"] >= version:
+                return dict(frame)
+
+    def wins(move: str) -> bool:
+        return GAME.apply(state, state.mover, move).winner == state.mover
+
+    with connect(url) as ann:
+        ann.send(json.dumps({"type": "join", "seat": "JS", "name": "Ann"}))
+        with connect(url) as bob:  # closed on his turn: he is away
+            bob.send(json.dumps({"type": "join", "seat": "JC", "name": "Bob"}))
+            version = last_state(bob, 2)["version"]
+            socks = {"JS": ann, "JC": bob}
+            while True:  # Ann never wins; Bob heads for the Queen until he could reach it
+                legal = GAME.legal_moves(state, state.mover)
+                if state.mover == "JC" and any(wins(m) for m in legal):
+                    break
+                safe = [m for m in legal if not wins(m)]
+                move = _choose(state) if state.mover == "JC" else rng.choice(safe)
+                socks[state.mover].send(json.dumps({"type": "move", "move": move, "version": version}))
+                state = GAME.apply(state, state.mover, move)
+                version = last_state(ann, version + 1)["version"]
+                assert version < 2000
+        deadline = time.monotonic() + 30
+        while not any(s.get("handover") for s in last_state(ann, version)["view"]["seats"]):
+            assert time.monotonic() < deadline
+        ann.send(json.dumps({"type": "add_bot", "seat": "JC", "level": "easy"}))
+        ctx = browser.new_context()
+        try:
+            page = ctx.new_page()
+            page.goto(f"{server}/r/{room}")
+            final = page.locator(".su-status.su-final")
+            expect(final).to_have_text(re.compile(
+                r"Bob's J♣ reached the Queen of Hearts, played by \w+ \(easy\): Bob wins\."), timeout=20_000)
+            expect(page.locator(".seat-row[data-seat=JC] .seat-name")).to_contain_text("playing for Bob")
+            expect(page.locator("#scores thead")).to_contain_text("Bob (J♣)")
+            settled_shot(page, artifacts / "suitors-stand-in-wins.png")
+        finally:
+            ctx.close()

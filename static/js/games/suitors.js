@@ -76,6 +76,7 @@ export function seatLabel(seat, state) {
 export function sideLabel(side, state) {
   const s = seatInfo(state, side);
   if (state.you === side) return `You (${pretty(side)})`;
+  if (s && s.stand_in_for) return `${s.stand_in_for} (${pretty(side)})`;
   return s && s.name ? `${bareName(s)} (${pretty(side)})` : pretty(side);
 }
 
@@ -194,10 +195,16 @@ function statusLine(state) {
   if (outcome && b.winner) {
     line.classList.add("su-final");
     const who = playerName(state, b.winner);
+    const standIn = seatInfo(state, b.winner);
     text = who === "You"
       ? `Your ${pretty(b.winner)} reached the Queen of Hearts: you win!`
+      // A computer player standing in for someone away wins for them, as
+      // the match's record and review say: "Pat's J♣ …, played by Alan
+      // (medium): Pat wins."
+      : standIn && standIn.stand_in_for
+        ? `${standIn.stand_in_for}'s ${pretty(b.winner)} reached the Queen of Hearts, played by ${who}: ${standIn.stand_in_for} wins.`
       // "Alan's J♣ …: Alan (easy) wins", not "Alan (easy)'s J♣".
-      : `${who === pretty(b.winner) ? "" : `${tagName(state, b.winner)}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
+        : `${who === pretty(b.winner) ? "" : `${tagName(state, b.winner)}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
     text = sentence(text);
   } else if (outcome) {
     line.classList.add("su-final");
