@@ -540,11 +540,14 @@ class ReadyView(_ServerModel):
     to go on. ``ready``: the seats ready (computer players always are);
     ``missing``: the people still awaited; ``away``: the people who have been
     disconnected so long that the table goes on without waiting for them.
-    Every seat is in exactly one of the three lists."""
+    Every seat is in exactly one of the three lists. ``wait_away``: how long
+    (seconds) a person may be disconnected before they count as away (a
+    ``missing`` seat's ``away_since`` plus this is when)."""
 
     ready: list[str]
     missing: list[str]
     away: list[str]
+    wait_away: float
 
 
 class SpectatorsView(_ServerModel):

@@ -1323,13 +1323,13 @@ class Room:
             (away if gone else missing).append(seat)
         return ready, missing, away
 
-    def ready_view(self, now: float | None = None) -> dict[str, list[str]] | None:
+    def ready_view(self, now: float | None = None) -> dict[str, Any] | None:
         """Who is ready for the next deal or match, between deals (as
         ``app.protocol.ReadyView`` writes it); else ``None``."""
         if self.phase not in BETWEEN_DEALS:
             return None
         ready, missing, away = self._readiness(self._ready_marks(), now)
-        return {"ready": ready, "missing": missing, "away": away}
+        return {"ready": ready, "missing": missing, "away": away, "wait_away": self.ready_away_seconds}
 
     def all_ready(self, marks: set[str] | None = None, now: float | None = None) -> bool:
         """True if the table may go on now (between deals): at least one

@@ -501,9 +501,10 @@ function renderBanner() {
     text = `The ${matchNoun()} is over. ${matchResultText()}`;
     sub = readyLine();
   }
-  if (!state.you && state.phase !== "waiting") sub = sub ? `You are watching. ${sub}` : "You are watching.";
+  // (sub: text, or the parts of one, some of them elements: readyLine)
+  if (!state.you && state.phase !== "waiting") sub = sub ? ["You are watching. ", ...[sub].flat()] : "You are watching.";
   b.append(el("span", { id: "banner-text" }, text));
-  if (sub) b.append(el("span", { class: "sub" }, sub));
+  if (sub && sub.length) b.append(el("span", { class: "sub" }, ...[sub].flat()));
   const acts = bannerActions();
   if (acts.childElementCount) b.append(acts);
 }
@@ -529,12 +530,25 @@ function readyLine() {
   const names = (seats) => AND.format(seats.map((s) => (s === state.you ? "you" : who(s))));
   // After the match a seat someone left is free: whoever takes it presses too.
   const free = state.view.seats.filter((s) => !s.name).length;
-  let line = `${r.ready.length} of ${state.view.seats.length} ready`;
-  if (r.missing.length) line += ` · waiting for ${names(r.missing)}`;
-  if (free) line += ` · waiting for someone to take ${free === 1 ? "the free seat" : `the ${free} free seats`}`;
-  if (r.away.length) line += ` · not waiting for ${names(r.away)}, away`;
-  return `${line}.`;
+  // Someone disconnected is waited for a while only: counted down, so that
+  // nobody is surprised when the table goes on (new-user pass).
+  const gone = (seat) => { const s = seatInfo(seat); return s && !s.connected && s.away_since; };
+  const here = r.missing.filter((s) => !gone(s));
+  const parts = [`${r.ready.length} of ${state.view.seats.length} ready`];
+  if (here.length) parts.push(` · waiting for ${names(here)}`);
+  for (const seat of r.missing.filter(gone)) {
+    const until = seatInfo(seat).away_since + (r.wait_away || 0);
+    parts.push(" · waiting ", el("span", { class: "countdown", "data-until": until }, untilText(until)),
+      ` more for ${who(seat)}, away`);
+  }
+  if (free) parts.push(` · waiting for someone to take ${free === 1 ? "the free seat" : `the ${free} free seats`}`);
+  if (r.away.length) parts.push(` · not waiting for ${names(r.away)}, away`);
+  parts.push(".");
+  return parts;
 }
+
+/** "42 s": the seconds left until `until` (server time, in seconds). */
+function untilText(until) { return `${Math.max(0, Math.ceil(until - serverNow()))} s`; }
 
 /** Pass and Ready live in the banner, so they are always in view. */
 function bannerActions() {
@@ -776,9 +790,11 @@ function awayText(since) {
   return `away ${Math.floor(secs / 3600)} h`;
 }
 
-// The away times count on their own, between states.
+// The away times count on their own, between states, and so does the wait
+// for someone away between deals (readyLine).
 setInterval(() => {
   for (const e of els.seats.querySelectorAll(".presence.away")) e.textContent = awayText(Number(e.dataset.since));
+  for (const e of els.banner.querySelectorAll(".countdown")) e.textContent = untilText(Number(e.dataset.until));
 }, 1000);
 
 /** "3 watching: Zoe, Max" under the seats. */

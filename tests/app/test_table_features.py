@@ -52,6 +52,9 @@ from engine.registry import GAMES, get_game
 SETTLE = 0.3
 """Seconds a test lets pass to see that nothing more happens."""
 
+WAIT = {"wait_away": 60.0}
+"""How long the table waits for someone away between deals (view.ready)."""
+
 
 def chats(peer: Peer, n: int) -> list[dict[str, Any]]:
     """The next ``n`` frames of ``peer``, which must be chat messages."""
@@ -71,13 +74,13 @@ def test_the_result_stays_until_every_player_is_ready(client: TestClient) -> Non
         end = play_deal(peers, watchers)
         v = red.version
         assert end["phase"] == "deal_over"
-        assert end["view"]["ready"] == {"ready": [], "missing": ["red", "black"], "away": []}
+        assert end["view"]["ready"] == {"ready": [], "missing": ["red", "black"], "away": [], **WAIT}
         red.send(type="ready", version=v)
         for s in drain([red, black, *watchers]):
             # the press is stored (version + 1); the result stays on every screen
             assert s["version"] == v + 1 and s["phase"] == "deal_over"
             assert s["view"]["outcome"] is not None and s["view"]["deal"] == 1
-            assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
+            assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": [], **WAIT}
         # a double press changes nothing: only the presser hears back
         for pressed_on in (v, v + 1):
             red.send(type="ready", version=pressed_on)
@@ -139,7 +142,7 @@ def test_readiness_is_kept_across_a_restart(client: TestClient) -> None:
         live = room_of(client, room_id)
         back = rebuilt(live)
         assert back.table == live.table and back.table.ready == ("red",)
-        assert back.ready_view() == {"ready": ["red"], "missing": ["black"], "away": []}
+        assert back.ready_view() == {"ready": ["red"], "missing": ["black"], "away": [], **WAIT}
 
 
 def test_a_player_who_leaves_and_the_one_who_takes_the_seat(client: TestClient) -> None:
@@ -164,7 +167,7 @@ def test_a_player_who_leaves_and_the_one_who_takes_the_seat(client: TestClient) 
             assert "left" not in seat_of(s, "black")
             assert rebuilt(room_of(client, room)).left_names == {}
             # red's press still holds; the newcomer is awaited
-            assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
+            assert s["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": [], **WAIT}
             bea.send(type="ready", version=v + 3)
             assert drain([red, bea])[1]["view"]["deal"] == 2
 
@@ -202,7 +205,7 @@ def test_after_the_match_a_seat_left_waits_for_the_one_who_takes_it(client: Test
             bea.joined()
             s = drain([first, bea])[1]
             assert s["phase"] == "match_over"
-            assert s["view"]["ready"] == {"ready": [first.seat], "missing": [left], "away": []}
+            assert s["view"]["ready"] == {"ready": [first.seat], "missing": [left], "away": [], **WAIT}
             bea.send(type="ready", version=s["version"])
             s = drain([first, bea])[1]
             assert s["phase"] == "playing" and s["view"]["history"] == []
@@ -215,7 +218,8 @@ def test_computer_players_are_ready_at_once() -> None:
             ann.send(type="join", seat=body["seat"], name="Ann")
             end = playing_until(ann, lambda s: s["phase"] == "deal_over")
             computer = next(s for s in ("red", "black") if s != body["seat"])
-            assert end["view"]["ready"] == {"ready": [computer], "missing": [body["seat"]], "away": []}
+            assert end["view"]["ready"] == {"ready": [computer], "missing": [body["seat"]], "away": [],
+                                            **WAIT}
             ann.send(type="ready", version=end["version"])
             s = until(ann, lambda s: s["view"]["deal"] == 2)
             assert s["version"] == end["version"] + 1
@@ -268,7 +272,7 @@ def test_a_player_away_for_a_while_does_not_hold_the_table() -> None:
             ann.send(type="ready", version=v)
             waiting = until(ann, lambda s: bool(s["view"]["ready"] and s["view"]["ready"]["ready"]))
             # Bob is still awaited at first; a minute after he went, the table goes on
-            assert waiting["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": []}
+            assert waiting["view"]["ready"] == {"ready": ["red"], "missing": ["black"], "away": [], **WAIT}
             assert waiting["version"] == v + 1
             eventually(lambda: clock.sleeping == 1, "the table waits for Bob")
             clock.advance(59)

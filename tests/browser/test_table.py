@@ -557,6 +557,33 @@ def test_a_name_of_one_long_word_does_not_widen_a_phone(server: str, browser: Br
         c.close()
 
 
+def play_to_match_over(socks: dict[str, Any], rng: Any) -> dict[str, Any]:
+    """Two people, on websockets sync clients by seat, take their seats (named
+    after them) and play random moves until the match is over; the last
+    state."""
+    for seat, ws in socks.items():
+        ws.send(json.dumps({"type": "join", "seat": seat, "name": seat.title()}))
+    seen: dict[str, dict[str, Any]] = {seat: {"version": -1} for seat in socks}
+    sent = -1
+    while True:
+        for seat, ws in socks.items():  # the freshest state each socket has
+            while True:
+                try:
+                    frame = json.loads(ws.recv(timeout=0.005))
+                except TimeoutError:
+                    break
+                if frame["type"] == "state" and frame["version"] >= seen[seat]["version"]:
+                    seen[seat] = frame
+        last = max(seen.values(), key=lambda f: f["version"])
+        if last.get("phase") == "match_over":
+            return last
+        mover = last["to_move"][0] if last.get("phase") == "playing" and last["to_move"] else None
+        if mover and seen[mover]["version"] == last["version"] > sent:
+            sent = last["version"]
+            socks[mover].send(json.dumps({"type": "move", "version": sent,
+                                          "move": rng.choice(seen[mover]["legal_moves"])}))
+
+
 def test_after_the_match_a_free_seat_is_waited_for(server: str, browser: Browser) -> None:
     """Two people finish a game of Romeo and Juliet over their sockets; one
     presses "Ready for a rematch", the other leaves. A watching page says
@@ -568,34 +595,41 @@ def test_after_the_match_a_free_seat_is_waited_for(server: str, browser: Browser
 
     url = create_room(server, "romeo-and-juliet")
     ws_url = server.replace("http", "ws", 1) + "/ws/" + url.rsplit("/", 1)[1]
-    rng = random.Random(5)
     with connect(ws_url) as red, connect(ws_url) as black:
-        socks = {"red": red, "black": black}
-        for seat, ws in socks.items():
-            ws.send(json.dumps({"type": "join", "seat": seat, "name": seat.title()}))
-        seen: dict[str, dict[str, Any]] = {"red": {"version": -1}, "black": {"version": -1}}
-        sent = -1
-        while True:
-            for seat, ws in socks.items():  # the freshest state each socket has
-                while True:
-                    try:
-                        frame = json.loads(ws.recv(timeout=0.005))
-                    except TimeoutError:
-                        break
-                    if frame["type"] == "state" and frame["version"] >= seen[seat]["version"]:
-                        seen[seat] = frame
-            last = max(seen.values(), key=lambda f: f["version"])
-            if last.get("phase") == "match_over":
-                break
-            mover = last["to_move"][0] if last.get("phase") == "playing" and last["to_move"] else None
-            if mover and seen[mover]["version"] == last["version"] > sent:
-                sent = last["version"]
-                socks[mover].send(json.dumps({"type": "move", "version": sent,
-                                              "move": rng.choice(seen[mover]["legal_moves"])}))
+        last = play_to_match_over({"red": red, "black": black}, random.Random(5))
         red.send(json.dumps({"type": "ready", "version": last["version"]}))
         black.send(json.dumps({"type": "leave"}))
         page = browser.new_page(viewport=DESKTOP)
         page.goto(url)
         expect(page.locator("#banner")).to_contain_text(
             "1 of 2 ready · waiting for someone to take the free seat.")
+        page.close()
+
+
+def test_someone_away_after_the_match_is_waited_for_a_counted_time(server: str, browser: Browser,
+                                                                  artifacts: Path) -> None:
+    """One player presses "Ready for a rematch" and the other's connection
+    drops: the banner counts down how much longer the table waits for them
+    (new-user pass: it said only "waiting for Bea", then went on a minute
+    later without a word)."""
+    import random
+
+    from websockets.sync.client import connect
+
+    url = create_room(server, "romeo-and-juliet")
+    ws_url = server.replace("http", "ws", 1) + "/ws/" + url.rsplit("/", 1)[1]
+    with connect(ws_url) as red:
+        with connect(ws_url) as black:
+            last = play_to_match_over({"red": red, "black": black}, random.Random(5))
+            red.send(json.dumps({"type": "ready", "version": last["version"]}))
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        line = page.locator("#banner .sub")
+        expect(line).to_contain_text(re.compile(
+            r"^You are watching\. 1 of 2 ready · waiting \d+ s more for Black \(.*\), away\.$"))
+        first = int(line.locator(".countdown").inner_text().split()[0])
+        assert 50 <= first <= 60, first
+        page.wait_for_timeout(2100)  # it counts down by itself
+        assert int(line.locator(".countdown").inner_text().split()[0]) <= first - 2
+        page.screenshot(path=str(artifacts / "table-away-countdown.png"))
         page.close()
