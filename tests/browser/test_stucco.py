@@ -231,11 +231,17 @@ def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts:
     url = create_room(server, "stucco", {"seed": 12, "auto_pass": False})
     contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in SEATS]
     pages = {seat: ctx.new_page() for seat, ctx in zip(SEATS, contexts, strict=True)}
-    for (seat, page), name in zip(pages.items(), ("Ann", "Ben"), strict=True):
-        sit(page, url, name, seat)
     watcher_ctx = browser.new_context(viewport={"width": 1100, "height": 900})
     watcher = watcher_ctx.new_page()
     watcher.goto(url)
+    notes = watcher.locator(".st-pick-note")
+    # Nobody is choosing an opening card before the deal starts (new-user pass).
+    expect(notes).to_have_text(["waiting for a player", "waiting for a player"])
+    for (seat, page), name in zip(pages.items(), ("Ann", "Ben"), strict=True):
+        sit(page, url, name, seat)
+        if seat == SEATS[0]:
+            expect(notes).to_contain_text(["waiting to start"])
+    expect(notes).to_have_text(["choosing…", "choosing…"])
     opening(pages, artifacts, "desktop", spectator=watcher)
     cards, passes = play_out(pages, artifacts, "desktop")
     assert cards > 8 and passes > 0

@@ -206,7 +206,9 @@ function pickSlot(state, seat, revealed) {
     card = el("div", "gap st-waiting");
     card.setAttribute("role", "img");
     card.setAttribute("aria-label", "no card picked yet");
-    note = "choosing…";
+    // Before the deal starts nobody is choosing yet (new-user pass).
+    const holder = state.view.seats.find((x) => x.seat === seat);
+    note = state.phase === "playing" ? "choosing…" : holder && holder.name ? "waiting to start" : "waiting for a player";
   }
   card.classList.add("st-pick-card");
   box.append(el("div", "st-pick-who", state.you === seat ? "You" : NAMES[seat]), card, el("div", "st-pick-note", note));
