@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browserkit import create_room, sit, version, wait_version
+from browserkit import computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 SEATS = ("north", "south")
@@ -325,4 +325,28 @@ def test_arrow_keys_go_along_the_hand(server: str, browser: Browser) -> None:
     # Both picks are shown now: North's is the card the focus was on.
     expect(page.locator('.st-pick[data-seat="north"] [data-card]')).to_have_attribute("data-card", cards[-2])
     for ctx in contexts:
+        ctx.close()
+
+
+def test_a_phone_shows_its_whole_hand_at_the_opening_pick(server: str, browser: Browser,
+                                                          artifacts: Path) -> None:
+    """At 390×844, seated against a computer player, the player's own 16 cards
+    are on the screen at the opening pick with the page at its top: the rule
+    of who starts is said once, beside the picks (new-user pass: the banner
+    said it too, and half the hand was below the fold)."""
+    made = computer_room(server, "stucco", {"seed": 5})
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        ctx.add_init_script("localStorage.setItem('cardboard.name', 'Ann')")
+        page = ctx.new_page()
+        page.goto(f"{server}{made['url']}?sit={made['seat']}")
+        expect(page.locator(".st-pick-note").first).to_have_text(re.compile("has picked|choosing…"))
+        page.wait_for_timeout(800)  # the join's smooth scroll is over
+        page.evaluate("window.scrollTo(0, 0)")
+        expect(page.locator("#banner")).not_to_contain_text("colour")
+        bottoms = page.evaluate("""() => [...document.querySelectorAll('.st-hand.st-bottom .card')]
+          .map((c) => c.getBoundingClientRect().bottom)""")
+        assert len(bottoms) == 16 and max(bottoms) <= page.viewport_size["height"], bottoms  # type: ignore[index]
+        page.screenshot(path=str(artifacts / "stucco-phone-opening.png"))
+    finally:
         ctx.close()

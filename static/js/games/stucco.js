@@ -6,7 +6,7 @@
 // a click, tap, Enter or Space on one plays it. The score at the end of a deal
 // is the score line the server sends, drawn as its formula.
 
-import { faceUp, faceDown, slide, pretty, spoken, isRed } from "../cards.js";
+import { faceUp, faceDown, slide, pretty, spoken } from "../cards.js";
 import { clickWord, el, nameWith, reduceMotion } from "../dom.js";
 
 const NAMES = { north: "North", south: "South" };
@@ -27,8 +27,6 @@ function who(state, seat) {
 /** "you", or "North". */
 function whoShort(state, seat) { return state.you === seat ? "you" : NAMES[seat]; }
 
-function colourWord(card) { return isRed(card) ? "red" : "black"; }
-
 // ---------------------------------------------------------------- room hooks
 export function seatLabel(seat) { return NAMES[seat] || seat; }
 
@@ -36,16 +34,13 @@ export function seatLabel(seat) { return NAMES[seat] || seat; }
 function revealSentence(state) {
   const b = state.view.board;
   if (!b.reveal || !b.starter) return "";
-  const n = b.reveal.north, s = b.reveal.south;
-  const same = b.starter !== b.dealer;   // the engine's colour rule picked the starter
-  const rule = same
-    ? `Both are ${colourWord(n)}, so the non-dealer starts`
-    : "Different colours, so the dealer starts";
+  // Why this seat starts (same colours or not) is said beside the picks; on a
+  // phone, saying it here too pushed the player's own hand off the screen.
   const back = OTHER[b.starter];
-  const starter = state.you === b.starter ? "you start" : `${NAMES[b.starter]} starts`;
+  const starter = state.you === b.starter ? "You start" : `${NAMES[b.starter]} starts`;
   const backWho = state.you === back ? "your" : `${NAMES[back]}'s`;
-  return `Picks shown: North ${pretty(n)}, South ${pretty(s)}. ${rule}: ${starter} with the`
-    + ` ${pretty(b.reveal[b.starter])}, and the ${pretty(b.reveal[back])} goes back to ${backWho} hand.`;
+  return `Picks shown: ${starter} with the ${pretty(b.reveal[b.starter])}, and the`
+    + ` ${pretty(b.reveal[back])} goes back to ${backWho} hand.`;
 }
 
 export function hint(state) {
@@ -61,10 +56,11 @@ export function hint(state) {
     if (b.pick) {
       return `You picked the ${pretty(b.pick)}: only you can see it. Waiting for ${NAMES[opp]} to pick.`;
     }
-    const dealer = b.dealer === state.you ? "you deal" : `${NAMES[b.dealer]} deals`;
+    // Who starts (same colours or not) is said beside the picks, not here
+    // too: on a phone the banner pushed the player's own hand off the screen.
     const theirs = b.picked[opp] ? `${NAMES[opp]} has picked. ` : "";
     return `${theirs}Pick a card in secret: ${clickWord()} one of yours (a pick is final). ${NAMES[opp]} sees only`
-      + ` that you picked. Same colours: the non-dealer starts; different colours: the dealer (${dealer}).`;
+      + " that you picked.";
   }
   const parts = [];
   // Right after the reveal (the log holds just the two picks), explain it.
