@@ -52,6 +52,9 @@ export function turnAlerts({ title, sound, notify }) {
 
   /** Two short rising tones. */
   function beep() {
+    // No click or key press on this page yet: the browser would refuse to
+    // start the sound (and log a warning each time), so do not ask.
+    if (!audio && navigator.userActivation && !navigator.userActivation.hasBeenActive) return;
     wake();
     if (!audio || audio.state !== "running") return;
     const now = audio.currentTime;

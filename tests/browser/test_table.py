@@ -141,6 +141,38 @@ def test_the_sound_switch_is_remembered_and_permission_asked_on_a_click(
     assert page.evaluate("localStorage.getItem('cardboard.sound')") == "off"
 
 
+AUDIO_COUNTED = """
+(() => {
+  const Real = window.AudioContext;
+  window.__audioMade = 0;
+  window.AudioContext = function (...args) { window.__audioMade += 1; return new Real(...args); };
+  // As a browser says before the first click or key press on a page (the
+  // test's own calls into the page count as clicks to Chromium).
+  Object.defineProperty(navigator, "userActivation", { value: { hasBeenActive: false, isActive: false } });
+})();
+"""
+
+
+def test_a_turn_before_any_click_asks_for_no_sound(server: str, browser: Browser,
+                                                   contexts: list[BrowserContext]) -> None:
+    """A page back at a table where it is its turn, not clicked yet, does not
+    start the sound: a browser refuses it and warns in the console at every
+    load (new-user pass). The first click or key press makes it."""
+    made = bot_room(server, "get-stuck", {"seed": 3})
+    page = new_page(browser, contexts, scripts=(remember("Ann"), AUDIO_COUNTED))
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    for _ in range(2):  # a turn of this page's, then the same after a reload
+        expect(page.locator("#board .cell.playable").first).to_be_visible(timeout=15_000)
+        expect(page).to_have_title(re.compile("Your turn"))
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__audioMade") == 0
+        page.reload()
+    expect(page.locator("#board .cell.playable").first).to_be_visible(timeout=15_000)
+    page.locator("#banner").click()
+    assert page.evaluate("window.__audioMade") == 1
+
+
 # ---- a seat on another device --------------------------------------------------------
 
 def test_a_seat_link_opened_in_a_second_context_takes_the_seat(
