@@ -95,7 +95,11 @@ class MemoryStorage:
             self._check()
             if room_id not in self._meta:
                 raise StorageError(f"room {room_id}: no such room to add a note to")
-            self._notes.setdefault(room_id, []).append(note)
+            notes = self._notes.setdefault(room_id, [])
+            notes.append(note)
+            same = [i for i, n in enumerate(notes) if n.kind == note.kind]
+            if len(same) > NOTES_KEPT:  # as the other backends: the last of each kind
+                del notes[same[0]]
         return _done(write)
 
     async def load(self, room_id: str) -> StoredRoom | None:

@@ -710,6 +710,12 @@ class SqliteStorage:
                 (room_id, note.kind, note.at, note.text(), room_id)).rowcount
             if added != 1:
                 raise StorageError(f"room {room_id}: no such room to add a note to")
+            # Only the last NOTES_KEPT of a kind are ever loaded: forget the
+            # rest, so that a chatty room's notes do not grow for ever.
+            conn.execute(
+                "DELETE FROM room_notes WHERE room = ? AND kind = ? AND n <= (SELECT n FROM room_notes"
+                " WHERE room = ? AND kind = ? ORDER BY n DESC LIMIT 1 OFFSET ?)",
+                (room_id, note.kind, room_id, note.kind, NOTES_KEPT))
         return self._submit(run)
 
     async def load(self, room_id: str) -> StoredRoom | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,7 +45,7 @@ from roomtest import (
 from app.protocol import CHAT_HISTORY, CHAT_MAX, CHAT_RATE
 from app.rooms import Room
 from app.settings import Settings
-from app.storage import Note, SqliteStorage
+from app.storage import MemoryStorage, Note, SqliteStorage
 from app.storage.base import NOTES_KEPT
 from app.table import COMPUTER_NAMES, computer_name
 from engine.registry import GAMES, get_game
@@ -495,17 +496,35 @@ async def written(pending: Any) -> None:
     await (asyncio.wrap_future(pending) if isinstance(pending, concurrent.futures.Future) else pending)
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+@pytest.mark.parametrize("backend", ["sqlite", "redis", "memory"])
 def test_notes_are_kept_by_the_storage(tmp_path: Path, backend: str) -> None:
     """Each backend keeps a room's last notes of each kind with the room and
-    forgets them with it (SQLite here; Redis on a real redis-server)."""
+    forgets them with it (SQLite here; Redis on a real redis-server). Older
+    notes are not kept at all (break-it pass: SQLite kept every chat message
+    of a room, and read them all at every load)."""
     with contextlib.ExitStack() as stack:
         if backend == "redis":
             from app.storage.redis import RedisStorage
             url = stack.enter_context(redis_server(tmp_path)).url
             asyncio.run(_notes_kept(lambda: RedisStorage(url)))
+        elif backend == "memory":
+            asyncio.run(_notes_kept(MemoryStorage))
         else:
             asyncio.run(_notes_kept(lambda: SqliteStorage(tmp_path / "rooms.db")))
+            with contextlib.closing(sqlite3.connect(tmp_path / "rooms.db")) as db:
+                assert db.execute("SELECT count(*) FROM room_notes").fetchone() == (0,)
+
+
+async def _notes_held(storage: Any, room_id: str) -> int | None:
+    """How many notes ``storage`` holds for the room, all kinds and ages
+    (``None`` where it cannot be asked: Redis trims its lists as it writes)."""
+    if isinstance(storage, MemoryStorage):
+        return len(storage._notes[room_id])
+    if isinstance(storage, SqliteStorage):
+        with contextlib.closing(sqlite3.connect(storage.path)) as db:
+            row = db.execute("SELECT count(*) FROM room_notes WHERE room = ?", (room_id,)).fetchone()
+            return int(row[0])
+    return None
 
 
 async def _notes_kept(make: Any) -> None:
@@ -521,6 +540,7 @@ async def _notes_kept(make: Any) -> None:
     texts = [n.data.get("text") for n in stored.notes if n.kind == "chat"]
     assert texts == [f"m{i}" for i in range(5, NOTES_KEPT + 5)]
     assert [n.data for n in stored.notes if n.kind == "mute"] == [{"by": "Ann"}]
+    assert await _notes_held(storage, room.id) in (None, NOTES_KEPT + 1)
     back = Room.rebuild(stored, storage)
     assert back.muted_by == "Ann" and len(back.chat_log) == CHAT_HISTORY
     with pytest.raises(Exception, match="no such room"):
