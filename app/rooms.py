@@ -197,6 +197,12 @@ def new_room_id() -> str:
     return secrets.token_urlsafe(12)
 
 
+def _seconds(n: float) -> str:
+    """``n`` seconds in words, whole: "1 second", "0 seconds", "90 seconds"."""
+    whole = round(n)
+    return f"{whole} second{'' if whole == 1 else 's'}"
+
+
 def new_token() -> str:
     """A fresh seat token: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
@@ -1145,8 +1151,8 @@ class Room:
         now = self.clock() if now is None else now
         since = self.away_since.get(seat)
         away = 0.0 if since is None else now - since
-        return (f"seat {seat} is held by {holder.name}, who has been away for {away:.0f} seconds; the"
-                f" seat can be handed to a computer player after {self.handover_seconds:g} seconds")
+        return (f"seat {seat} is held by {holder.name}, who has been away for {_seconds(away)}; the"
+                f" seat can be handed to a computer player after {_seconds(self.handover_seconds)}")
 
     def remove_bot(self, conn: Connection, seat: str) -> None:
         """Free the seat of the computer player at ``seat`` (a computer standing

@@ -277,8 +277,12 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
         assert gone["version"] == 2  # presence only
         early = ann_send_until_error(ann, {"type": "add_bot", "seat": "black", "level": "easy"})
         assert early["code"] == "seat_taken" and "away for 0 seconds" in early["message"]
-        # The handover notice waits on the clock; past the handover time it is sent.
         clock = clock_of(client)
+        clock.advance(1)
+        later = ann_send_until_error(ann, {"type": "add_bot", "seat": "black", "level": "easy"})
+        assert "away for 1 second; the seat can be handed to a computer player after 120 seconds" \
+            in later["message"]
+        # The handover notice waits on the clock; past the handover time it is sent.
         eventually(lambda: clock.sleeping == 1, "the handover notice is scheduled")
         clock.advance(FAST.handover_seconds + 1)
         due = until(ann, lambda s: seat_of(s, "black").get("handover") is True)
