@@ -22,7 +22,8 @@ several processes serve the same rooms, and :class:`RedisBus` connects them
 * **Presence.** ``"p {room}"``: a connection opened or closed, or a seat was
   taken, somewhere; see :mod:`app.presence`.
 * **Heartbeats.** Every process writes its heartbeat each second; a process
-  silent for 5 s is dead, and its connections are dropped from the presence.
+  silent for 5 s is dead, and its connections are dropped from the presence
+  (judged by a process that has beaten steadily for those 5 s itself).
 * **Leases.** A computer player's turn (or a "next deal" between computer
   players) is claimed with ``SET lease:{room}:{purpose}:{version} NX PX``
   (:data:`LEASE_MS`), renewed while the computer thinks: exactly one process
@@ -57,6 +58,10 @@ if TYPE_CHECKING:
     from app.storage.redis import RedisStorage
 
 log = get_logger(__name__)
+
+STALL_MS = 2 * HEARTBEAT_MS
+"""Two heartbeats of this process further apart than this (Redis time) mean
+a stall: see :meth:`RedisBus._beat_once`."""
 
 LEASE_MS = 5000
 """How long a computer player's claim on a turn lasts unless renewed."""
@@ -190,6 +195,8 @@ class RedisBus:
         self.presence: Presence | None = self.redis_presence
         self.lobby: Lobby | None = None
         self.up = False
+        self._beat_at = 0  # Redis time (ms) of this process's last heartbeat
+        self._steady_since = 0  # ... and of the first of those since a stall
         """True while the bus is subscribed."""
         self._tasks: list[asyncio.Task[None]] = []
         self._syncing: dict[str, int | None] = {}
@@ -386,6 +393,16 @@ class RedisBus:
         if added and not first:
             log.warning("bus: this process was taken for dead; writing its presence again")
             self._resync()
+        # After a stall (Redis's, or this process's own), the others' heartbeats
+        # are old because they could not write them either: judge nobody until
+        # this process has beaten steadily for DEAD_MS, time enough for every
+        # live one to beat again (break-it pass: a 25 s Redis stall made one
+        # live process bury the other, whose player showed away for a moment).
+        if now - self._beat_at > STALL_MS:
+            self._steady_since = now
+        self._beat_at = now
+        if now - self._steady_since < DEAD_MS:
+            return
         lapsed = {str(p) for p in await self.client.zrangebyscore(procs, "-inf", f"({now - DEAD_MS}")}
         self.redis_presence.lapsed(lapsed)
         for dead in lapsed:

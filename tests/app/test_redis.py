@@ -1026,6 +1026,7 @@ class TwoProcesses:
 
         now = int(await self.a._now_ms())
         await self.a.client.zadd("cb:procs", {self.b.proc: now - DEAD_MS - 1000})
+        self.a._beat_at, self.a._steady_since = now, now - DEAD_MS  # A has beaten all along
 
     def shown_on_a(self) -> bool:
         """A shows Bob connected and B's two connections watching."""
@@ -1067,6 +1068,41 @@ def test_a_process_taken_for_dead_shows_connected_again(tmp_path: Path) -> None:
             assert a.redis_presence.dead == set()
             await t.settled()
             assert t.shown_on_a()
+            await t.close()
+
+        asyncio.run(main())
+
+
+def test_after_a_stall_nobody_is_taken_for_dead_until_all_could_beat(tmp_path: Path) -> None:
+    """Redis stalled for 25 s: every heartbeat is old, A's own included. A's
+    first beats after it bury nobody, and B, beating again within the next
+    seconds, is never taken for dead (break-it pass: A buried B, and Bob,
+    seated on B, showed away for a moment). Once A has beaten steadily for
+    DEAD_MS, a process that stays silent is buried."""
+    from app.presence import DEAD_MS, HEARTBEAT_MS
+
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            a, b, room = t.a, t.b, t.rooms[0]
+            now = int(await a._now_ms())
+            await a.client.zadd("cb:procs", {a.proc: now - 25_000, b.proc: now - 25_000})
+            a._beat_at = b._beat_at = now - 25_000  # neither could beat meanwhile
+            await a._beat_once()
+            assert a.redis_presence.dead == set()
+            await b._beat_once()
+            await a._beat_once()
+            await t.settled(a)
+            assert a.redis_presence.dead == set() and t.shown_on_a()
+            assert room.connected("black")
+            # B stays silent from now on: A, beating steadily, buries it.
+            for _ in range(DEAD_MS // HEARTBEAT_MS + 2):
+                await asyncio.sleep(HEARTBEAT_MS / 1000)
+                await a._beat_once()
+            assert await a.client.zscore("cb:procs", b.proc) is None  # buried
+            await t.settled(a)
+            assert not room.connected("black")
             await t.close()
 
         asyncio.run(main())
