@@ -247,9 +247,10 @@ class History:
 
 
 # ---- what a review board draws ----------------------------------------------------------
-def match_review(r: Reviewed) -> MatchReview:
+def match_review(r: Reviewed, offered: bool = True) -> MatchReview:
     """The summary of a reviewed match: its seats and finished deals, each
-    with its outcome and score lines."""
+    with its outcome and score lines; ``offered``: whether this server deals
+    rooms of its game."""
     record, game = r.record, get_game(r.record.game)
     outcomes = r.match.outcomes
     assert len(outcomes) == len(record.deals)  # the record is of this match
@@ -272,6 +273,7 @@ def match_review(r: Reviewed) -> MatchReview:
         given=record.given,
         date=record.date,
         match_id=record.match if record.over else None,
+        offered=offered,
     )
 
 

@@ -33,7 +33,7 @@ from app.storage import Storage, StorageDamaged, StorageError, StoredRoom, make_
 from app.store import MemoryRoomStore, RoomStore
 from app.table import ROOM_OPTIONS, BadRecord, Table, check_room_options, computer_seats
 from engine.base import SEED_OPTION
-from engine.registry import get_game
+from engine.registry import GAMES, get_game
 
 log = get_logger(__name__)
 
@@ -222,7 +222,8 @@ class Lobby:
         too fast, :class:`LobbyFull` beyond ``max_rooms``,
         :class:`Unavailable` if the storage fails."""
         if not self.offers(game_id):
-            raise KeyError(f"unknown game {game_id!r}; the games here are {', '.join(self.settings.games)}")
+            what = "is not played on this server" if game_id in GAMES else "is not a game"
+            raise KeyError(f"{game_id!r} {what}; the games here are {', '.join(self.settings.games)}")
         game = get_game(game_id)
         # Checked before anything is counted: a refused request uses up no
         # part of the address's allowance.

@@ -355,7 +355,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         return JSONResponse(review.model_dump(mode="json"))
 
     def summary(found: Reviewed) -> Response:
-        return JSONResponse(match_review(found).model_dump(mode="json"))
+        offered = lobby.offers(found.record.game)
+        return JSONResponse(match_review(found, offered).model_dump(mode="json"))
 
     def record_text(found: Reviewed) -> Response:
         r = found.record
@@ -418,6 +419,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             return not_found(request, "There is no such room: it may have been closed after a long"
                              " idle time. Create a new one below.")
         return page(request, "room.html", {"room_id": room.id, "game": lobby.game_info(room.game_id),
+                                           "offered": lobby.offers(room.game_id),
                                            "levels": BOT_LEVELS, "default_level": DEFAULT_LEVEL,
                                            "server_time": round(time.time(), 3)})
 
@@ -435,7 +437,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             return not_found(request, "There is no finished match at this address: it may have aged"
                              " out. Create a new room below.")
         return page(request, "review.html", {"source": "match", "match_id": match_id,
-                                             "game": lobby.game_info(found.record.game)})
+                                             "game": lobby.game_info(found.record.game),
+                                             "offered": lobby.offers(found.record.game)})
 
     @app.get("/review", response_class=HTMLResponse, include_in_schema=False)
     async def review_page(request: Request) -> Response:

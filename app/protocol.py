@@ -729,7 +729,9 @@ class MatchReview(_ServerModel):
     once the match is over,
     and then its winners and ``seed`` (digits); ``given``: how many first
     deals were given (a deal played again); ``date`` (``YYYY-MM-DD``) and,
-    once over, ``match_id``, the id of its page ``/m/<id>``."""
+    once over, ``match_id``, the id of its page ``/m/<id>``; ``offered``:
+    false if this server deals no rooms of the game (``CARDBOARD_GAMES``), so
+    that it cannot be played again here."""
 
     game: str
     title: str
@@ -746,6 +748,7 @@ class MatchReview(_ServerModel):
     given: int
     date: str | None
     match_id: str | None
+    offered: bool = True
 
 
 class ReviewMove(_ServerModel):

@@ -132,11 +132,13 @@ class Review {
       }
     }
     const acts = el("div", { class: "review-actions" });
-    if (s.deals.length) {
+    // A game this server no longer deals (CARDBOARD_GAMES) is reviewed, not played.
+    const playable = s.offered !== false;
+    if (s.deals.length && playable) {
       acts.append(el("button", { class: "btn small primary", type: "button", id: "play-again",
         onclick: (e) => this.playAgain(e.currentTarget, false) }, `Play this ${this.noun()} again`));
     }
-    if (s.over && s.seed) {
+    if (s.over && s.seed && playable) {
       acts.append(b({ id: "new-from-seed", onclick: (e) => this.playAgain(e.currentTarget, true) },
         "New match from this seed"));
     }

@@ -169,7 +169,10 @@ def test_games_follow_settings() -> None:
         assert [g["id"] for g in c.get("/api/games").json()] == ["get-stuck-4"]
         r = c.post("/api/rooms", json={"game": "get-stuck"})
         assert r.status_code == 422
-        assert "get-stuck" in r.json()["detail"]
+        assert r.json()["detail"] == ("'get-stuck' is not played on this server; the games here are"
+                                      " get-stuck-4")
+        r = c.post("/api/rooms", json={"game": "chess"})
+        assert r.json()["detail"] == "'chess' is not a game; the games here are get-stuck-4"
         assert c.post("/api/rooms", json={"game": "get-stuck-4"}).status_code == 201
         assert c.get("/rules/get-stuck").status_code == 404
         rules = c.get("/rules", follow_redirects=False)  # a trimmed address: the first game's rules

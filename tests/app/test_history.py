@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bottest import lobby_of, make_bot_client, new_bot_room, until, watch
+from bottest import FAST, lobby_of, make_bot_client, new_bot_room, until, watch
 from fastapi.testclient import TestClient
 from roomtest import Peer, connect, make_client, new_room
 
@@ -277,6 +277,41 @@ def refusal(client: TestClient, text: str, game: str | None = None) -> str:
     detail: str = r.json()["detail"]
     assert client.post("/api/records/deals/1", json=body).json()["detail"] == detail
     return detail
+
+
+def test_a_game_taken_off_is_reviewed_but_not_offered_to_play_again(client: TestClient) -> None:
+    """A record of a game this server no longer deals (CARDBOARD_GAMES) is
+    reviewed with ``offered`` false, so that the review offers no "Play this
+    deal again" (break-it pass: the buttons were there, and answered 422)."""
+    from roomtest import make_client
+
+    from app.settings import Settings
+
+    text = finished_text(client)
+    assert client.post("/api/records", json={"record": text}).json()["offered"] is True
+    with make_client(Settings(games=("get-stuck-4",))) as other:
+        review = other.post("/api/records", json={"record": text}).json()
+        assert review["game"] == "get-stuck" and review["offered"] is False
+
+
+def test_the_pages_of_a_game_taken_off_link_to_no_rules(tmp_path: Path) -> None:
+    """After a restart with a game taken off (CARDBOARD_GAMES), its open room
+    and its match page still work but offer no "Rules" link, since the rules
+    page of a game not offered is not served (break-it pass: they linked to a
+    404). A self-hoster may take a game off not to show it at all."""
+    every = FAST.model_copy(update={"database": str(tmp_path / "rooms.db")})
+    with make_bot_client(every) as c:
+        room, seat = seated(c, "get-stuck", deals=2)
+        with watch(c, room) as me:
+            joined(me, seat)
+            match = play(me, random.Random(9))["view"]["match_id"]
+        pages = (f"/r/{room}", f"/m/{match}")
+        assert all('href="/rules/get-stuck"' in c.get(p).text for p in pages)
+    with make_bot_client(every.model_copy(update={"games": ("get-stuck-4",)})) as c:
+        for p in pages:
+            answer = c.get(p)
+            assert answer.status_code == 200 and "/rules/get-stuck" not in answer.text, p
+        assert c.get("/rules/get-stuck").status_code == 404
 
 
 def test_bad_records_are_refused_with_clear_messages(client: TestClient) -> None:

@@ -416,11 +416,9 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
     ctx.close()
 
 
-def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browser) -> None:
-    """Romeo and Juliet drawn at its turn limit (random play from seed 0):
-    the review says "draw", the word of the game's rules, not "tie"
-    (self-hoster pass: the banner, the result and the match page said "a
-    tie")."""
+def drawn_romeo_and_juliet() -> str:
+    """The record of a finished match of Romeo and Juliet (random play from
+    seed 0, drawn at its turn limit)."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -433,11 +431,20 @@ def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browse
         seat = m.game.to_move(m.state)[0]
         m = m.play(seat, rng.choice(m.game.legal_moves(m.state, seat)))
     assert len(m.winners()) == 2  # a draw
+    return write_record(m)
+
+
+def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browser) -> None:
+    """Romeo and Juliet drawn at its turn limit (random play from seed 0):
+    the review says "draw", the word of the game's rules, not "tie"
+    (self-hoster pass: the banner, the result and the match page said "a
+    tie")."""
+    record = drawn_romeo_and_juliet()
     ctx = browser.new_context(**DESKTOP)
     errors: list[str] = []
     page = watched(ctx, errors)
     page.goto(server + "/")
-    page.fill("#record-text", write_record(m))
+    page.fill("#record-text", record)
     page.click(".record-form button[type=submit]")
     page.wait_for_url("**/review")
     expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
@@ -485,5 +492,32 @@ def test_a_deal_lost_on_more_points_says_the_totals_decide(server: str, browser:
                                       " the match goes to the higher total.")
         else:
             assert note.count() == 0
+    assert errors == []
+    ctx.close()
+
+
+def test_a_game_taken_off_is_reviewed_without_play_again(server: str, browser: Browser) -> None:
+    """A review whose game this server no longer deals (``offered`` false:
+    CARDBOARD_GAMES) shows no "Play this game again" nor "New match from this
+    seed" (break-it pass: both answered 422); one it deals shows both."""
+    record = drawn_romeo_and_juliet()
+    ctx = browser.new_context(**DESKTOP)
+    errors: list[str] = []
+    page = watched(ctx, errors)
+
+    def taken_off(route: Any) -> None:  # as a server without Romeo and Juliet answers
+        answer = route.fetch()
+        route.fulfill(response=answer, json={**answer.json(), "offered": False})
+
+    for offered in (True, False):
+        if not offered:
+            page.route("**/api/records", taken_off)
+        page.goto(server + "/")
+        page.fill("#record-text", record)
+        page.click(".record-form button[type=submit]")
+        page.wait_for_url("**/review")
+        expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
+        expect(page.locator("#review-deal")).to_be_visible()
+        expect(page.locator("#play-again, #new-from-seed")).to_have_count(2 if offered else 0)
     assert errors == []
     ctx.close()
