@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import computer_room, create_room, sit, version, wait_version
+from browserkit import computer_room, create_room, play_turns, sit, version, wait_version
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 DESKTOP = {"width": 1366, "height": 768}
@@ -498,6 +498,25 @@ def test_a_resumed_seat_does_not_scroll_the_page(server: str, browser: Browser,
     expect(page.locator(".seat-row.you")).to_be_visible()
     page.wait_for_timeout(800)  # past the smooth scroll a join used to start
     assert page.evaluate("window.scrollY") == 0
+
+
+def test_a_laptop_shows_a_deal_s_first_moves_without_scrolling(server: str, browser: Browser,
+                                                                contexts: list[BrowserContext],
+                                                                artifacts: Path) -> None:
+    """At 1366×768 the "Moves this deal" list is as tall as the window leaves
+    room for: its first ten moves show without scrolling it (new-user
+    pass: it scrolled the first move out of view at nine, with room below)."""
+    made = bot_room(server, "get-stuck", {"seed": 3})
+    page = new_page(browser, contexts, viewport={"width": 1366, "height": 768}, scripts=(remember("Ann"),))
+    page.goto(f"{server}{made['url']}?sit={made['seat']}")
+    expect(page.locator(".seat-row.you")).to_be_visible()
+    rng = __import__("random").Random(2)
+    while page.locator("#log li").count() < 10:
+        assert page.locator("#room").get_attribute("data-phase") == "playing"
+        play_turns(page, rng, 1)
+    sizes = page.locator("#log").evaluate("(e) => [e.scrollHeight, e.clientHeight]")
+    assert sizes[0] <= sizes[1], sizes
+    page.screenshot(path=str(artifacts / "table-moves-laptop.png"))
 
 
 TOAST_SIZES = {"desktop": DESKTOP, "laptop": {"width": 1024, "height": 768},
