@@ -79,6 +79,30 @@ document.addEventListener("click", async (e) => {
   }
 });
 
+// A choice may allow only some values of another option: `data-only-<option>`
+// lists them ("2": Suitors' Colours variant is for two players). While it is
+// chosen, that option's other values are disabled, so that the form never
+// offers a room the server would refuse.
+function applyLimits(form) {
+  const allowed = {};
+  for (const sel of form.querySelectorAll("select[data-option]")) {
+    const chosen = sel.selectedOptions[0];
+    for (const [key, values] of Object.entries(chosen ? chosen.dataset : {})) {
+      if (key.startsWith("only")) allowed[key.slice(4).toLowerCase()] = values.split(" ");
+    }
+  }
+  for (const sel of form.querySelectorAll("select[data-option]")) {
+    const only = allowed[sel.dataset.option];
+    for (const o of sel.options) o.disabled = Boolean(only) && !only.includes(o.value);
+    if (only && !only.includes(sel.value)) sel.value = only[0];
+  }
+}
+document.addEventListener("change", (e) => {
+  const form = e.target.closest && e.target.closest("form");
+  if (form && e.target.matches("select[data-option]")) applyLimits(form);
+});
+for (const form of document.querySelectorAll("form")) applyLimits(form);
+
 // The level chosen last time is chosen again.
 const remembered = localStorage.getItem(LEVEL_KEY);
 if (remembered) {

@@ -362,3 +362,29 @@ def test_a_computer_standing_in_wins_for_the_person(server: str, browser: Browse
             settled_shot(page, artifacts / "suitors-stand-in-wins.png")
         finally:
             ctx.close()
+
+
+def test_the_home_form_offers_colours_for_two_players_only(server: str, browser: Browser) -> None:
+    """Choosing the Colours variant on the home page leaves only 2 players
+    to choose (new-user pass: 3 and 4 were offered, and the room refused);
+    another variant offers 3 and 4 again. The room made is a Colours room."""
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto(server + "/")
+        card = page.locator('form[data-game="suitors"]')
+        players = card.locator('[data-option="players"]')
+        disabled = "(s) => [...s.options].filter((o) => o.disabled).map((o) => o.value)"
+        players.select_option("4")
+        card.locator('[data-option="variant"]').select_option("colours")
+        expect(players).to_have_value("2")
+        assert players.evaluate(disabled) == ["3", "4"]
+        card.locator('[data-option="variant"]').select_option("big")
+        assert players.evaluate(disabled) == []
+        card.locator('[data-option="variant"]').select_option("colours")
+        card.locator('[data-create="suitors"]').click()
+        page.wait_for_url("**/r/*")
+        expect(page.locator(".seat-row")).to_have_count(2)
+        expect(page.locator('.seat-row[data-seat="JH"]')).to_have_count(1)  # J♠ against J♥
+    finally:
+        ctx.close()
