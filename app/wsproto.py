@@ -445,6 +445,22 @@ class LeanProtocol(WebSocketsSansIOProtocol):
         if not self.conn.events and self.conn.events is not events:
             events.clear()
             self.conn.events = events
+        if not self.handshake_initiated and self.conn.handshake_exc is not None:
+            self._refused()
+
+    def _refused(self) -> None:
+        """websockets refused the handshake request itself (a header line
+        over 8 KB, too many headers, not HTTP): it has its answer ready (431,
+        414, or nothing), but uvicorn sends it only for a request it parsed,
+        and the socket stayed open for ever (verification pass: 300 such
+        handshakes from one address held 300 sockets, past every limit).
+        Send the answer and close."""
+        self.handshake_complete = True
+        self.close_sent = True
+        output = self.conn.data_to_send()
+        if not self.transport.is_closing():
+            self.transport.write(b"".join(output))
+            self.transport.close()
 
     # ---- keepalive, on the loop's one Keepalive timer ---------------------------------
     def schedule_ping(self) -> None:

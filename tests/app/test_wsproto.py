@@ -178,6 +178,28 @@ def test_a_client_that_pings_too_often_is_closed() -> None:
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
 
 
+@pytest.mark.parametrize("request_head", [
+    b"Sec-WebSocket-Protocol: cardboard, cardboard.seat." + b"y" * 9000 + b"\r\n",  # a header over 8 KB
+    b"".join(b"X-%d: 1\r\n" % k for k in range(300)),  # too many headers
+])
+def test_a_handshake_websockets_refuses_is_answered_and_closed(request_head: bytes) -> None:
+    """A handshake websockets refuses before parsing it whole gets its
+    answer (431) and is closed at once (verification pass: it got nothing and
+    stayed open for ever, past every limit on sockets)."""
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise AssertionError("never reached")
+
+    with _serve(app) as port, socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET /ws/x HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                     + request_head + b"\r\n")
+        sock.settimeout(5)
+        answer = b""
+        while chunk := sock.recv(4096):  # until the server closes
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:80]
+
+
 def test_send_now_says_no_once_the_client_has_gone() -> None:
     result: list[bool] = []
     gone = threading.Event()
