@@ -141,7 +141,7 @@ class WsConnection:
     list is empty, then ends."""
 
     __slots__ = ("_now", "_queue", "_send", "_writer", "address", "claim_at", "closed", "cut", "seat",
-                 "too_slow")
+                 "token_seat", "too_slow")
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
                  cut: Callable[..., None] | None = None,
@@ -155,6 +155,9 @@ class WsConnection:
         self.claim_at = 0.0
         """Loop time it was let in beyond :data:`ROOM_CONNECTIONS` to take a
         seat (0: it was not)."""
+        self.token_seat: str | None = None
+        """Let in beyond :data:`ROOM_CONNECTIONS`, the seat whose token it
+        offered on the handshake (:data:`SEAT_SUBPROTOCOL`), if any."""
         self.cut = cut
         """Called once when the client stops taking frames: it ends the
         connection (:func:`_cut`; also with a reason and a close code)."""
@@ -248,9 +251,9 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
     if room is not None:
         async with room.lock:
             crowded = len(room.connections) >= ROOM_CONNECTIONS
+            seat = room.seat_of_token(token) if token and crowded else None
             full = len(room.connections) >= ROOM_CONNECTIONS + len(room.seats)
-            if full and not room.closed \
-                    and not _make_way(room, room.seat_of_token(token) if token else None):
+            if full and not room.closed and not _make_way(room, seat, lobby):
                 await websocket.send_text(error_text("rate_limited", _CROWDED))
                 await websocket.close(CLOSE_TOO_SLOW)
                 return
@@ -265,6 +268,7 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
                 if crowded:
                     loop = asyncio.get_running_loop()
                     conn.claim_at = loop.time()
+                    conn.token_seat = seat
                     loop.call_later(CLAIM_SECONDS, _claimed_or_closed, conn)
     if room is None or conn is None:
         await websocket.send_text(error_text("no_such_room", "there is no such room (it may have"
@@ -289,7 +293,10 @@ async def serve(scope: Scope, receive: Receive, send: Send, flooded: Callable[[]
 
 
 def _gone(room: Room, conn: WsConnection, lobby: Lobby) -> None:
-    """``conn`` has closed: the room, the lobby and the computer players learn it."""
+    """``conn`` has closed, or made way (:func:`_make_way`): the room, the
+    lobby and the computer players learn it, once."""
+    if conn not in room.connections:
+        return
     room.detach(conn)
     lobby.touch(room)
     lobby.bots.poke(room)
@@ -299,23 +306,40 @@ _CROWDED = (f"this room already has {ROOM_CONNECTIONS} connections: only a playe
             " (resume, or join a free one) may connect now; try again later")
 
 
-def _make_way(room: Room, seat: str | None) -> bool:
+def _make_way(room: Room, seat: str | None, lobby: Lobby) -> bool:
     """A connection comes to ``room`` with no place left, holding ``seat``'s
-    token or none: make one place, if one may be made. The connection let in
-    longest ago to take a seat that has not makes way, if it has had
-    :data:`CLAIM_FIRST` seconds to, or whatever its age for a seat's player;
-    failing that, a seat's player takes the place of the connection that holds
-    the seat now (told ``replaced``: a dead socket that does not know it yet).
+    token (checked) or none: make one place, if one may be made, by letting
+    go (at once: :func:`_gone`) a connection let in to take a seat that has
+    not taken one. For a connection with no token, the one let in longest
+    ago, if it offered no token and has had :data:`CLAIM_FIRST` seconds.
+    For a seat's player, whatever their ages: an earlier one with the same
+    token, else one with no token, else one whose token is of a seat held
+    now (its player is seated already); failing those, the connection
+    holding ``seat`` (told ``replaced``: a dead socket that does not know it
+    yet). So one token can hold one such place at a time, and cannot keep
+    another seat's player out (verification pass: a seated player opening
+    sockets with his own token kept the other out six times in ten).
     False if no place may be made."""
-    stale = _stalest_claim(room, CLAIM_FIRST if seat is None else 0.0)
-    if stale is not None:
-        _claim_over(stale)
-        return True
-    holder = room.seat_conn.get(seat) if seat is not None else None
-    if isinstance(holder, WsConnection) and not holder.closed:
-        _claim_over(holder, error_text("replaced", f"seat {seat} was taken back by another connection"))
-        return True
-    return False
+    waiting = [c for c in room.connections if isinstance(c, WsConnection) and c.seat is None
+               and c.claim_at > 0.0 and not c.closed]
+    if seat is None:
+        before = asyncio.get_running_loop().time() - CLAIM_FIRST
+        picks = [c for c in waiting if c.token_seat is None and c.claim_at <= before]
+    else:
+        picks = ([c for c in waiting if c.token_seat == seat]
+                 or [c for c in waiting if c.token_seat is None]
+                 or [c for c in waiting if c.token_seat in room.seat_conn])
+    out = min(picks, key=lambda c: c.claim_at, default=None)
+    why = ""
+    if out is None and seat is not None:
+        holder = room.seat_conn.get(seat)
+        if isinstance(holder, WsConnection) and not holder.closed:
+            out, why = holder, error_text("replaced", f"seat {seat} was taken back by another connection")
+    if out is None:
+        return False
+    _claim_over(out, why)
+    _gone(room, out, lobby)
+    return True
 
 
 def _claimed_or_closed(conn: WsConnection) -> None:
@@ -330,21 +354,18 @@ def _claimed_or_closed(conn: WsConnection) -> None:
 
 def _claim_over(conn: WsConnection, why: str = "") -> None:
     """``conn``, let in to take a seat, has not: told so (or ``why``, an error
-    frame) and closed (1013)."""
+    frame) and closed (1013) once that frame is sent (verification pass: the
+    close could overtake it). Nothing more is sent to it."""
     conn.claim_at = 0.0
     conn.push(why or error_text("rate_limited", _CROWDED))
     conn.too_slow = True  # ended by the server: its reader's cancellation is expected
-    if conn.cut is not None:
-        conn.cut("the room is full", always=False)
-
-
-def _stalest_claim(room: Room, age: float) -> WsConnection | None:
-    """The connection of ``room`` let in longest ago to take a seat, that has
-    not and was let in at least ``age`` seconds ago; ``None`` if none."""
-    before = asyncio.get_running_loop().time() - age
-    waiting = [c for c in room.connections if isinstance(c, WsConnection) and c.seat is None
-               and 0.0 < c.claim_at <= before and not c.closed]
-    return min(waiting, key=lambda c: c.claim_at, default=None)
+    conn.closed = True
+    cut = conn.cut
+    if cut is not None:
+        async def after_the_frame() -> None:
+            await conn.flush()
+            cut("the room is full", always=False)
+        asyncio.get_running_loop().create_task(after_the_frame())
 
 
 def _cut(websocket: WebSocket, reader: asyncio.Task[Any] | None,

@@ -25,18 +25,22 @@ from engine.registry import GAMES
 
 
 @contextlib.contextmanager
-def ann_away() -> Iterator[tuple[str, str]]:
+def ann_away(counted: list[Any] | None = None) -> Iterator[tuple[str, str]]:
     """A real uvicorn (with LeanProtocol) serving a Get Stuck room whose red
     seat Ann took over a connection now closed: the room's websocket URL and
-    Ann's token. (The test client runs every socket on a loop of its own, so
-    that one connection cannot close another there.)"""
-    with serve(create_app(Settings(database=":memory:")), ws=LeanProtocol) as port:
+    Ann's token; ``counted``, if given, gets the room's live connections (a
+    set). (The test client runs every socket on a loop of its own, so that
+    one connection cannot close another there.)"""
+    app = create_app(Settings(database=":memory:"))
+    with serve(app, ws=LeanProtocol) as port:
         base = f"http://127.0.0.1:{port}"
         room = httpx.post(base + "/api/rooms", json={"game": "get-stuck"}).json()["room"]
         url = f"ws://127.0.0.1:{port}/ws/{room}"
         with ws_connect(url) as a:
             a.send(json.dumps({"type": "join", "seat": "red", "name": "Ann"}))
             token = frames_until(a, "joined")["token"]
+        if counted is not None:
+            counted.append(app.state.lobby.store.get(room).connections)
         yield url, token
 
 
@@ -538,3 +542,84 @@ def test_a_seat_token_on_the_handshake_lets_its_player_into_a_crowded_room(
                 for sock in (w1, w2, w3, bob):  # the others stay
                     sock.send(json.dumps({"type": "ping"}))
                     frames_until(sock, "pong")
+
+
+def _offering(token: str) -> list[Any]:
+    """The subprotocols that offer a seat's token on the handshake."""
+    return ["cardboard", f"cardboard.seat.{token}"]
+
+
+def test_a_seated_player_s_own_token_cannot_keep_another_player_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob, seated, keeps opening sockets that offer his own token and never
+    resume (verification pass: they kept Ann out of the crowded room six
+    times in ten). His token holds one of the places kept for players at a
+    time, and Ann, offering hers, takes it and her seat; Bob's further tries
+    only ever replace Bob."""
+    from app import ws
+
+    monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
+    monkeypatch.setattr(ws, "CLAIM_SECONDS", 30.0)
+    monkeypatch.setattr(ws, "CLAIM_FIRST", 30.0)
+    with ann_away() as (url, token), ws_connect(url) as w1, ws_connect(url) as w2, \
+            ws_connect(url) as w3, ws_connect(url) as bob, contextlib.ExitStack() as tries:
+        bob.send(json.dumps({"type": "join", "seat": "black", "name": "Bob"}))
+        bob_token = frames_until(bob, "joined")["token"]
+        for _ in range(3):  # each takes the place of the one before
+            frames_until(tries.enter_context(ws_connect(url, subprotocols=_offering(bob_token))), "state")
+        with ws_connect(url, subprotocols=_offering(token)) as ann:
+            frames_until(ann, "state")
+            for _ in range(2):  # before Ann has sent resume
+                frames_until(tries.enter_context(ws_connect(url, subprotocols=_offering(bob_token))), "state")
+            ann.send(json.dumps({"type": "resume", "token": token}))
+            assert frames_until(ann, "joined")["seat"] == "red"
+            for _ in range(3):
+                frames_until(tries.enter_context(ws_connect(url, subprotocols=_offering(bob_token))), "state")
+            ann.send(json.dumps({"type": "ping"}))
+            frames_until(ann, "pong")  # Ann is still there, in her seat
+            for sock in (w1, w2, w3):
+                sock.send(json.dumps({"type": "ping"}))
+                frames_until(sock, "pong")
+
+
+def test_a_burst_of_one_token_stays_within_the_room_s_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob's seat held by a raw socket that takes no frame and answers no
+    close; then many connections offering his token, one after the other,
+    each resuming. Each takes the place of the one before, which leaves the
+    room at once: the room never holds more connections than its places
+    (verification pass: 200 such connections at once were all let in, 226
+    connections against 102 places, each replacing the same dying holder)."""
+    import socket
+
+    from app import ws
+
+    monkeypatch.setattr(ws, "ROOM_CONNECTIONS", 3)
+    monkeypatch.setattr(ws, "CLAIM_SECONDS", 30.0)
+    counted: list[Any] = []
+    with ann_away(counted) as (url, _), ws_connect(url) as w1, ws_connect(url) as w2, \
+            ws_connect(url) as w3, ws_connect(url), socket.create_connection(
+                ("127.0.0.1", int(url.split(":")[2].split("/")[0]))) as raw:
+        join = json.dumps({"type": "join", "seat": "black", "name": "Bob"}).encode()
+        raw.sendall(b"GET /ws/" + url.rsplit("/", 1)[1].encode() + b" HTTP/1.1\r\nHost: x\r\n"
+                    b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        raw.settimeout(10)
+        seen = raw.recv(65536)
+        assert seen.startswith(b"HTTP/1.1 101")
+        raw.sendall(bytes([0x81, 0x80 | len(join), 0, 0, 0, 0]) + join)
+        while b'"joined"' not in seen or b'"token"' not in seen.split(b'"joined"', 1)[1][:200]:
+            seen += raw.recv(65536)
+        bob_token = seen.split(b'"joined"', 1)[1].split(b'"token":"', 1)[1].split(b'"', 1)[0].decode()
+        # (from now on the raw socket reads nothing and answers nothing)
+        places = ws.ROOM_CONNECTIONS + 2
+        room = counted[0]
+        assert len(room) == places  # Ann gone; w1..w4 and Bob's raw socket
+        with contextlib.ExitStack() as agains:
+            for _ in range(8):  # each stays open, and each takes Bob's seat in turn
+                again = agains.enter_context(ws_connect(url, subprotocols=_offering(bob_token)))
+                again.send(json.dumps({"type": "resume", "token": bob_token}))
+                assert frames_until(again, "joined")["seat"] == "black"
+                assert len(room) <= places, len(room)
+            for sock in (w1, w2, w3, again):  # (the fourth, claiming nothing, made way)
+                sock.send(json.dumps({"type": "ping"}))
+                frames_until(sock, "pong")
