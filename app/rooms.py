@@ -198,9 +198,10 @@ def new_room_id() -> str:
 
 
 def _seconds(n: float) -> str:
-    """``n`` seconds in words, whole: "1 second", "0 seconds", "90 seconds"."""
-    whole = round(n)
-    return f"{whole} second{'' if whole == 1 else 's'}"
+    """``n`` seconds in words, whole ones gone by: "1 second" (for 1.9),
+    "0 seconds", "90 seconds"; a fraction below one is kept ("0.5 seconds")."""
+    value = f"{n:g}" if 0 < n < 1 else str(int(n))
+    return f"{value} second{'' if value == '1' else 's'}"
 
 
 def new_token() -> str:

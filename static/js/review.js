@@ -203,7 +203,9 @@ class Review {
     const s = this.summary;
     const who = el("ul", { class: "review-seats" });
     for (const seat of s.seats) {
-      const level = seat.kind === "computer" || !seat.level ? "" : `, played by a ${seat.level} computer for a while`;
+      const article = /^[aeiou]/.test(seat.level || "") ? "an" : "a";  // "an easy computer"
+      const level = seat.kind === "computer" || !seat.level ? ""
+        : `, played by ${article} ${seat.level} computer for a while`;
       who.append(el("li", { "data-seat": seat.seat }, el("strong", {}, seat.name || "(nobody)"),
         ` · ${this.seatLabel(seat.seat)}${level}`));
     }

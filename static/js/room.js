@@ -548,7 +548,7 @@ function readyLine() {
 }
 
 /** "42 s": the seconds left until `until` (server time, in seconds). */
-function untilText(until) { return `${Math.max(0, Math.ceil(until - serverNow()))} s`; }
+function untilText(until) { return `${Math.max(0, Math.round(until - serverNow()))} s`; }
 
 /** Pass and Ready live in the banner, so they are always in view. */
 function bannerActions() {

@@ -725,3 +725,13 @@ def test_settings_of_computer_players(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_protocol_levels_are_the_engines() -> None:
     assert BOT_LEVELS == LEVELS and DEFAULT_LEVEL in LEVELS
+
+
+def test_seconds_in_words_count_those_gone_by() -> None:
+    """The handover refusal counts the seconds gone by, as a clock does:
+    4.6 s away is "4 seconds" (verification pass: it said 5, and then "after
+    5 seconds" of a wait of 5); a wait under a second keeps its fraction."""
+    from app.rooms import _seconds
+
+    assert [_seconds(x) for x in (0.0, 1.0, 1.9, 4.6, 120.0, 0.5)] == [
+        "0 seconds", "1 second", "1 second", "4 seconds", "120 seconds", "0.5 seconds"]

@@ -360,6 +360,12 @@ def test_a_computer_standing_in_wins_for_the_person(server: str, browser: Browse
             expect(page.locator(".seat-row[data-seat=JC] .seat-name")).to_contain_text("playing for Bob")
             expect(page.locator("#scores thead")).to_contain_text("Bob (J♣)")
             settled_shot(page, artifacts / "suitors-stand-in-wins.png")
+            match = None  # the match's id, from Ann's socket
+            while match is None:
+                match = last_state(ann, version)["view"].get("match_id")
+            page.goto(f"{server}/m/{match}")
+            expect(page.locator(".review-seats")).to_contain_text(
+                "Bob · J♣ i5, played by an easy computer for a while")  # not "a easy"
         finally:
             ctx.close()
 
