@@ -117,6 +117,9 @@ export function render(container, state, ctx) {
       if (text) caption.title = `Last move: ${text}`;  // whole, where the line is cut short
       caption.setAttribute("aria-live", "polite");
       container.replaceChildren(caption, frame);
+      // A long sentence over a narrow board (a 1280×720 laptop): a smaller
+      // font before the line is cut short.
+      if (caption.scrollWidth > caption.clientWidth) caption.classList.add("tight");
       if (ctx.extra) {
         ctx.extra.replaceChildren();
         if (b.indicators) ctx.extra.append(indicators(state));
