@@ -1108,6 +1108,29 @@ def test_after_a_stall_nobody_is_taken_for_dead_until_all_could_beat(tmp_path: P
         asyncio.run(main())
 
 
+def test_short_hiccups_do_not_keep_a_dead_process_from_being_found(tmp_path: Path) -> None:
+    """Redis pausing 1.5 s now and then: A's heartbeats come 2.5 s apart, too
+    little for a live process to look dead, so they do not count as a stall,
+    and B, silent, is buried (verification pass: hiccups every 4 s kept a
+    killed process's players shown connected for ever)."""
+    from app.presence import DEAD_MS, HEARTBEAT_MS
+
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            a, b = t.a, t.b
+            await b._beat_once()
+            for _ in range(DEAD_MS // HEARTBEAT_MS + 2):
+                await asyncio.sleep(HEARTBEAT_MS / 1000)
+                a._beat_at -= 1500  # as if this beat had waited 1.5 s on Redis
+                await a._beat_once()
+            assert await a.client.zscore("cb:procs", b.proc) is None  # buried
+            await t.close()
+
+        asyncio.run(main())
+
+
 def test_a_process_that_beats_while_it_is_buried_is_not_buried(tmp_path: Path) -> None:
     """A finds B's heartbeat lapsed, and B beats (and, had it been removed
     already, writes its presence again) before A buries it: A buries it only
