@@ -64,8 +64,10 @@ def test_a_refused_option_is_named_as_the_form_names_it(server: str, browser: Br
         "Could not create the room: “Seed” must be a whole number from 0 to 9223372036854775807"
         " (2^63-1), not 9999999999999999999")
     suitors = page.locator("form[data-game=suitors]")
-    suitors.locator("[data-option=players]").select_option("3")
     suitors.locator("[data-option=variant]").select_option("colours")
+    # (the form offers 2 players only with Colours: force 3, as a stale page might send)
+    suitors.locator("[data-option=players]").evaluate(
+        "(s) => { for (const o of s.options) o.disabled = false; s.value = '3'; }")
     suitors.locator("[data-create]").click()
     expect(suitors.locator(".create-error")).to_have_text(
         "Could not create the room: the Colours variant is for two players: “Players” must be 2, not 3")

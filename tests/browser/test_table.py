@@ -519,7 +519,7 @@ def test_a_laptop_shows_a_deal_s_first_moves_without_scrolling(server: str, brow
       const nine = [...e.children].slice(0, 9).map((li) => li.getBoundingClientRect());
       return [nine[8].bottom - nine[0].top, e.clientHeight];
     }""")
-    assert sizes[0] <= sizes[1], sizes
+    assert sizes[0] <= sizes[1] + 1, sizes  # (+1: the client height is whole pixels)
     page.screenshot(path=str(artifacts / "table-moves-laptop.png"))
 
 
