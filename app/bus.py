@@ -198,9 +198,9 @@ class RedisBus:
         self.presence: Presence | None = self.redis_presence
         self.lobby: Lobby | None = None
         self.up = False
+        """True while the bus is subscribed."""
         self._beat_at = 0  # Redis time (ms) of this process's last heartbeat
         self._steady_since = 0  # ... and of the first of those since a stall
-        """True while the bus is subscribed."""
         self._tasks: list[asyncio.Task[None]] = []
         self._syncing: dict[str, int | None] = {}
         self._checking: set[str] = set()  # rooms whose next catch-up also checks the storage

@@ -195,14 +195,13 @@ function statusLine(state) {
   if (outcome && b.winner) {
     line.classList.add("su-final");
     const who = playerName(state, b.winner);
-    const standIn = seatInfo(state, b.winner);
+    // A computer player standing in for someone away wins for them, as the
+    // match's record and review say: "Pat's J♣ …, played by Alan (medium): Pat wins."
+    const person = seatInfo(state, b.winner)?.stand_in_for;
     text = who === "You"
       ? `Your ${pretty(b.winner)} reached the Queen of Hearts: you win!`
-      // A computer player standing in for someone away wins for them, as
-      // the match's record and review say: "Pat's J♣ …, played by Alan
-      // (medium): Pat wins."
-      : standIn && standIn.stand_in_for
-        ? `${standIn.stand_in_for}'s ${pretty(b.winner)} reached the Queen of Hearts, played by ${who}: ${standIn.stand_in_for} wins.`
+      : person
+        ? `${person}'s ${pretty(b.winner)} reached the Queen of Hearts, played by ${who}: ${person} wins.`
       // "Alan's J♣ …: Alan (easy) wins", not "Alan (easy)'s J♣".
         : `${who === pretty(b.winner) ? "" : `${tagName(state, b.winner)}'s `}${pretty(b.winner)} reached the Queen of Hearts: ${who} wins.`;
     text = sentence(text);
