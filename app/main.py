@@ -124,6 +124,7 @@ class RecordText(BaseModel):
 
 
 NOT_JSON = "the body must be a JSON object in UTF-8"
+"""What a request whose body is not JSON at all is told (422)."""
 ROBOTS = ("User-agent: *\nDisallow: /r/\nDisallow: /m/\nDisallow: /api/\nDisallow: /ws/\n"
           "Disallow: /review\n")
 """``/robots.txt``: rooms, match pages, the API and the review page stay out
@@ -142,7 +143,6 @@ def _deal_number(raw: Any) -> int:
 
 DealNumber = Annotated[int, BeforeValidator(_deal_number)]
 """The ``number`` of a ``…/deals/<number>`` address (see :func:`_deal_number`)."""
-"""What a request whose body is not JSON at all is told (422)."""
 
 
 class CreatedRoom(BaseModel):

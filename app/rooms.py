@@ -288,6 +288,7 @@ class Room:
         """The name of the player who muted the spectators' chat, or ``None``."""
         self._chat_times: dict[object, list[float]] = {}
         self._presence_sent: tuple[int, tuple[str, ...]] | None = None  # (count, names)
+        self._spectators_framed: dict[str, Any] = {}  # the last state frames' "spectators"
         self._presence_timer: asyncio.TimerHandle | None = None
 
     @staticmethod
@@ -731,7 +732,7 @@ class Room:
             "seed": match.seed if match.over else None,
             "deals": game.deals_in_match(self.options),
             "ready": self.ready_view(),
-            "spectators": self.spectators_view(),
+            "spectators": (spectators := self.spectators_view()),
             "chat": self.chat_view(),
             "room_options": dict(self.table.room_options),
             "seeded": self.table.seeded,
@@ -739,6 +740,7 @@ class Room:
             "earlier": [{"number": e.number, "match_id": e.match_id, "totals": dict(e.totals),
                          "winners": list(e.winners)} for e in table.earlier],
         }
+        self._spectators_framed = spectators
         shared = f"{_encode(common)[1:-1]},{self._results_text(match)}"
         if secret_moves:
             log = (_log_entries(table.log[:texts_from], sentences=False)
@@ -908,7 +910,7 @@ class Room:
                 conn.push(self.state_text(conn.seat))
             else:
                 conn.push(frames[conn.seat])
-        self._presence_sent = _presence_key(self.spectators_view())
+        self._presence_sent = _presence_key(self._spectators_framed)
 
     def _presence_changed(self) -> None:
         """The spectators have changed: send a ``spectators`` frame to every
