@@ -1,6 +1,8 @@
-"""Where rooms live. :class:`RoomStore` is the interface; :class:`MemoryRoomStore`
-keeps them in a dict. A persistent store would save ``Room.to_json()`` and
-rebuild rooms with ``Room.from_json``.
+"""The rooms this process has loaded. :class:`RoomStore` is the interface;
+:class:`MemoryRoomStore` keeps them in a dict. What survives a restart is the
+storage's (``app.storage``): the lobby loads a room from there the first time
+it is asked for it here (``Lobby.room``) and frees it after
+``CARDBOARD_ROOM_IDLE_HOURS`` without a connection (``Lobby.sweep``).
 """
 
 from __future__ import annotations
