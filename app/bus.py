@@ -41,8 +41,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import AsyncIterator, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
 
@@ -199,9 +199,15 @@ class RedisBus:
         self.lobby: Lobby | None = None
         self.up = False
         """True while the bus is subscribed."""
+        self.closing = False
+        """True once :meth:`close` began: nothing new is started (a shutdown
+        drops the subscription, which redis-py would otherwise report as a
+        connection restored, starting a catch-up of every room on a client
+        being closed)."""
         self._beat_at = 0  # Redis time (ms) of this process's last heartbeat
         self._steady_since = 0  # ... and of the first of those since a stall
         self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()  # catch-ups and note reads
         self._syncing: dict[str, int | None] = {}
         self._checking: set[str] = set()  # rooms whose next catch-up also checks the storage
         self._noting: dict[str, bool] = {}  # rooms whose notes are being read: read again after?
@@ -226,9 +232,11 @@ class RedisBus:
             await asyncio.wait_for(asyncio.shield(subscribed), 5.0)
 
     async def close(self) -> None:
-        for task in self._tasks:
+        self.closing = True
+        tasks = [*self._tasks, *self._background]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks = []
         await self.redis_presence.stop()
         with contextlib.suppress(RedisError):
@@ -270,6 +278,8 @@ class RedisBus:
         """The subscription was connected again by redis-py itself (after it
         re-subscribed): commits may have gone unheard, and Redis may have
         lost writes, so every room catches up as after a lost subscription."""
+        if self.closing:
+            return
         log.warning("bus: Redis connection restored; catching every room up")
         self._resync()
 
@@ -291,11 +301,13 @@ class RedisBus:
         """Read ``room``'s notes (chat, the spectators' mute) from Redis in the
         background and bring the room up to them (:meth:`app.rooms.Room.take_notes`),
         one read per room at a time: a note told during a read is read after it."""
+        if self.closing:
+            return
         if room.id in self._noting:
             self._noting[room.id] = True
             return
         self._noting[room.id] = False
-        asyncio.get_running_loop().create_task(self._read_notes(room), name=f"room {room.id}: notes")
+        self._spawn(self._read_notes(room), f"room {room.id}: notes")
 
     async def _read_notes(self, room: Room) -> None:
         try:
@@ -323,6 +335,8 @@ class RedisBus:
         """Catch ``room`` up to ``version`` (``None``: whatever is stored) in
         the background, one catch-up per room at a time; with ``check``, also
         notice a storage that has gone back (:meth:`app.rooms.Room.sync`)."""
+        if self.closing:
+            return
         if check:
             self._checking.add(room.id)
         elif version is not None and version <= room.version:
@@ -332,7 +346,14 @@ class RedisBus:
             self._syncing[room.id] = None if version is None or wanted is None else max(wanted, version)
             return
         self._syncing[room.id] = version
-        asyncio.get_running_loop().create_task(self._sync(room), name=f"room {room.id}: catch up")
+        self._spawn(self._sync(room), f"room {room.id}: catch up")
+
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` in the background until it ends or :meth:`close`
+        cancels it."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _sync(self, room: Room) -> None:
         failed_checks = 0
@@ -363,6 +384,8 @@ class RedisBus:
         storage holds fewer versions of is rebuilt from it, as the other
         processes' rooms are, and one it no longer holds is closed, so that
         no two processes go on serving different tables of one room."""
+        if self.closing:
+            return
         rooms = [r for r in (self._room(i) for i in self._ids()) if r is not None]
         for room in rooms:
             self.sync(room, None, check=True)

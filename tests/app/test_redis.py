@@ -689,6 +689,33 @@ def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
         asyncio.run(main())
 
 
+def test_a_process_stopping_starts_no_catch_up(tmp_path: Path) -> None:
+    """A server process stopped the usual way (SIGTERM) with rooms loaded and
+    sockets open: its shutdown drops the subscription, which is not taken for
+    a Redis connection restored (break-it pass: every room then started a
+    catch-up on a client being closed, and each failed with a traceback)."""
+    with redis_server(tmp_path) as redis, app_servers(redis.url, tmp_path, count=1) as (server,):
+        async def main() -> None:
+            clients = []
+            for k in range(12):
+                room = server.post("/api/rooms", {"game": "get-stuck"})["room"]
+                client = await Client(f"c{k}").connect(server.ws, room)
+                if k % 2:
+                    await client.send(type="join", seat=None, name=f"P{k}")
+                clients.append(client)
+            for client in clients[1::2]:
+                await client.until(lambda c=client: c.token is not None, "a seat")
+            server.stop()
+            for client in clients:
+                await client.until(lambda c=client: c.closed, "the socket to close")
+
+        asyncio.run(main())
+        text = server.text()
+        assert "connection restored" not in text, text[-3000:]
+        assert "never retrieved" not in text, text[-3000:]
+        assert "Traceback" not in text, text[-3000:]
+
+
 def test_redis_restart_mid_game(tmp_path: Path) -> None:
     """Redis stops mid-deal: a move is refused with ``unavailable`` and the
     state stays; once Redis is back (its AOF reloaded) the same move is
