@@ -43,7 +43,7 @@ from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, che
 from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
 from app.storage import Storage, StorageError
-from app.table import check_seed
+from app.table import ROOM_OPTIONS, check_seed
 from app.ws import serve
 from engine.base import OptionError
 from engine.record import MAX_SEED, RecordError, format_record
@@ -407,7 +407,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index(request: Request) -> Response:
         return page(request, "index.html", {"games": lobby.games(), "levels": BOT_LEVELS,
-                                            "default_level": DEFAULT_LEVEL})
+                                            "default_level": DEFAULT_LEVEL,
+                                            "room_options": [o.name for o in ROOM_OPTIONS]})
 
     @app.get("/r/{room_id}", response_class=HTMLResponse, include_in_schema=False)
     async def room_page(request: Request, room_id: str) -> Response:

@@ -75,3 +75,38 @@ def test_a_refused_option_is_named_as_the_form_names_it(server: str, browser: Br
     expect(page.locator("form[data-game=get-stuck] [data-option=auto_pass]")).to_have_count(0)
     expect(page.locator("form[data-game=get-stuck-4] [data-option=auto_pass]")).to_have_count(1)
     page.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 768), (1280, 720)])
+def test_the_home_page_shows_how_to_start_on_a_laptop(server: str, browser: Browser, artifacts: Path,
+                                                       width: int, height: int) -> None:
+    """On a laptop's first screen, every game's "Create a room" is in sight
+    (new-user pass: they began at 806 px of 768, under the room settings).
+    Those settings and the seed wait under "More options", and still reach
+    the room: spectators may write in a room created with the box ticked."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(server + "/")
+    buttons = page.locator("[data-create]")
+    assert buttons.count() >= 5
+    for k in range(buttons.count()):
+        box = buttons.nth(k).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, (k, box)
+    form = page.locator("form[data-game=get-stuck-4]")
+    chat = form.locator("[data-option=spectator_chat]")
+    expect(chat).to_be_hidden()
+    form.locator("details.seed-opt summary").click()
+    expect(chat).to_be_visible()
+    settled_shot(page, artifacts / f"home-{width}x{height}-more-options.png")
+    chat.check()
+    form.locator("[data-create]").click()
+    page.wait_for_url("**/r/*")
+    wait_version(page, 0)
+    expect(page.locator("#chat-form")).to_be_visible()
+    expect(page.locator("#chat-note")).to_be_hidden()
+    page.goto(server + "/")
+    page.locator("form[data-game=get-stuck-4] [data-create]").click()
+    page.wait_for_url("**/r/*")
+    wait_version(page, 0)
+    expect(page.locator("#chat-note")).to_have_text("Only the players write here; you can read along.")
+    expect(page.locator("#chat-form")).to_be_hidden()
+    page.close()
