@@ -653,8 +653,8 @@ class Suitors(Game[SuitorsState]):
         scores = []
         for s in state.seats:
             if s == win:
-                line = ScoreLine("Queen", f"reached the Queen at {state.board.names[state.cells.index(s)]}",
-                                 1)
+                square = state.board.names[state.cells.index(s)]
+                line = ScoreLine("Queen", f"reached the Queen: beside her at {square}", 1)
             else:
                 line = ScoreLine("Queen", "did not reach the Queen", 0)
             scores.append(SideScore(s, (s,), line.points, (line,)))
