@@ -440,3 +440,22 @@ def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Pa
     assert errors == []
     for c in ctxs:
         c.close()
+
+
+GOALS_INSIDE = """() => {
+  const felt = document.querySelector('section.table').getBoundingClientRect();
+  return [...document.querySelectorAll('.rj-goal')].map((g) => {
+    const r = g.getBoundingClientRect();
+    return [g.textContent, r.left >= felt.left && r.right <= felt.right];
+  });
+}"""
+
+
+def test_the_goal_flags_keep_inside_the_table_on_a_laptop(server: str, browser: Browser) -> None:
+    """At 1366×768 the flag under the Juliet in a corner of the layout stays on
+    the green table (new-user pass: "Red's goal" ran past its right edge)."""
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(create_room(server, "romeo-and-juliet", {"seed": 3}))
+    wait_version(page, 0)
+    assert page.evaluate(GOALS_INSIDE) == [["Red's goal", True], ["Black's goal", True]]
+    page.close()
