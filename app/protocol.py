@@ -437,7 +437,7 @@ class SeatView(_ServerModel):
     computer player, :func:`app.table.computer_name`), kind, and whether the
     holder is connected. All null/false when free.
 
-    Five keys appear only when they apply (so a seat of a person at the table
+    Six keys appear only when they apply (so a seat of a person at the table
     is exactly ``{seat, name, kind, connected}``): ``level`` for a computer
     player; ``stand_in_for``, the name of the absent person a computer player
     is holding the seat for (they get it back when they resume);
@@ -445,8 +445,10 @@ class SeatView(_ServerModel):
     longer than the handover time in the middle of a deal, which a seated
     player may hand to a computer player with ``add_bot``; ``away_since``,
     when the person holding the seat lost their connection (Unix seconds, the
-    server's clock); and on a free seat ``left``, the name of the person who
-    gave it up (until someone sits there)."""
+    server's clock); ``handover_at``, in the middle of a deal, when that seat
+    may be handed over, until it may (Unix seconds, the server's clock); and
+    on a free seat ``left``, the name of the person who gave it up (until
+    someone sits there)."""
 
     seat: str
     name: str | None
@@ -456,6 +458,7 @@ class SeatView(_ServerModel):
     stand_in_for: str | None = Field(default=None, exclude_if=_absent)
     handover: bool = Field(default=False, exclude_if=_absent)
     away_since: float | None = Field(default=None, exclude_if=_absent)
+    handover_at: float | None = Field(default=None, exclude_if=_absent)
     left: str | None = Field(default=None, exclude_if=_absent)
 
 

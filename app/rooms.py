@@ -833,10 +833,13 @@ class Room:
         view = {"seat": seat, "name": h.name, "kind": h.kind, "connected": connected}
         if connected:  # neither away nor to be handed over
             return view
-        if self.may_hand_over(seat):
+        handover = self.may_hand_over(seat)
+        if handover:
             view["handover"] = True
         if seat in self.away_at:
             view["away_since"] = self.away_at[seat]
+            if not handover and self.phase == "playing":
+                view["handover_at"] = self.away_at[seat] + self.handover_seconds
         return view
 
     def spectators_view(self) -> dict[str, Any]:

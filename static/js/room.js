@@ -479,18 +479,28 @@ function renderBanner() {
     } else {
       text = state.to_move.map(who).join(" and ") + (state.to_move.length > 1 ? " to move." : " to move.");
     }
-    if (renderer.hint) sub = renderer.hint(state) || "";
+    const hint = renderer.hint ? renderer.hint(state) || "" : "";
+    sub = hint;
     const away = awayToMove();
     if (away.length) {
       const offer = state.you && away.some((s) => s.handover);
-      sub = `${AND.format(away.map(bareName))} ${away.length > 1 ? "are" : "is"} away: ${
-        offer ? "wait, or hand the seat to a computer player." : "the game waits for them to come back."}${sub ? ` ${sub}` : ""}`;
+      // When a computer may take over is counted down, so that the button
+      // does not come as a surprise (new-user pass).
+      const soon = state.you && !offer ? Math.min(...away.map((s) => s.handover_at || Infinity)) : Infinity;
+      sub = [`${AND.format(away.map(bareName))} ${away.length > 1 ? "are" : "is"} away: ${
+        offer ? "wait, or hand the seat to a computer player." : "the game waits for them to come back."}`];
+      if (soon < Infinity) {
+        sub.push(" In ", el("span", { class: "countdown", "data-until": soon }, untilText(soon)),
+          ", you may hand the seat to a computer player.");
+      }
+      if (hint) sub.push(` ${hint}`);
     }
+    const then = (more) => (sub.length ? [...[sub].flat(), ` ${more}`] : more);
     if (forcedPass()) {
       b.classList.add("forced-pass");
-      sub = `${sub ? `${sub} ` : ""}The table passes for you in a moment, or press Pass now.`;
+      sub = then("The table passes for you in a moment, or press Pass now.");
     } else if (onlyPass()) {
-      sub = `${sub ? `${sub} ` : ""}Press Pass.`;
+      sub = then("Press Pass.");
     }
   } else if (state.phase === "deal_over") {
     b.classList.add("over");
@@ -791,7 +801,7 @@ function awayText(since) {
 }
 
 // The away times count on their own, between states, and so does the wait
-// for someone away between deals (readyLine).
+// for someone away between deals (readyLine) or mid-deal (the handover).
 setInterval(() => {
   for (const e of els.seats.querySelectorAll(".presence.away")) e.textContent = awayText(Number(e.dataset.since));
   for (const e of els.banner.querySelectorAll(".countdown")) e.textContent = untilText(Number(e.dataset.until));

@@ -272,7 +272,8 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
         gone = until(ann, lambda s: not seat_of(s, "black")["connected"])
         away = seat_of(gone, "black")
         assert away == {"seat": "black", "name": "Bob", "kind": "human", "connected": False,
-                        "away_since": away["away_since"]}
+                        "away_since": away["away_since"],
+                        "handover_at": away["away_since"] + FAST.handover_seconds}
         assert abs(away["away_since"] - time.time()) < WAIT
         assert gone["version"] == 2  # presence only
         early = ann_send_until_error(ann, {"type": "add_bot", "seat": "black", "level": "easy"})
@@ -287,6 +288,7 @@ def handed_over(client: TestClient, seed: int) -> Iterator[tuple[str, Peer, str]
         clock.advance(FAST.handover_seconds + 1)
         due = until(ann, lambda s: seat_of(s, "black").get("handover") is True)
         assert due["version"] == 2  # the notice changes nothing but the seat's flag
+        assert "handover_at" not in seat_of(due, "black")  # the time has come
         ann.send(type="add_bot", seat="black", level="easy")
         handed = until(ann, lambda s: s["version"] == 3)
         assert seat_of(handed, "black") == {"seat": "black", "name": "Alan (easy)", "kind": "computer",

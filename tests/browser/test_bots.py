@@ -6,10 +6,15 @@ computer" on the home page seats the user at once (docs/protocol.md,
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from browserkit import create_room, play_turns, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
+
+from bench.server import free_port, start_server, stop_server
 
 
 def phase(page: Page) -> str:
@@ -96,6 +101,48 @@ def test_play_against_the_computer_from_the_home_page(server: str, browser: Brow
     expect(page.locator(".seat-row.you")).to_have_count(1)
     expect(page.locator(".seat-row.computer")).to_have_count(1)
     ctx.close()
+
+
+@pytest.fixture(scope="module")
+def slow_handover() -> Iterator[str]:
+    """A server on which a seat may be handed to a computer after 60 s away
+    (as a real server's 120 s, long enough to be seen counting down)."""
+    port = free_port()
+    proc = start_server(port, {"CARDBOARD_HANDOVER_SECONDS": "60", "CARDBOARD_BOT_PAUSE": "0.05"})
+    yield f"http://127.0.0.1:{port}"
+    stop_server(proc)
+
+
+def test_the_wait_for_someone_away_mid_deal_is_counted_down(slow_handover: str, browser: Browser,
+                                                             artifacts: Path) -> None:
+    """Bob's connection drops on his turn: Ann's banner says when she may hand
+    his seat to a computer player and counts it down (new-user pass: the
+    button came after two minutes without a word); a spectator is not told."""
+    url = create_room(slow_handover, "get-stuck", {"seed": 3})
+    ann_ctx, bob_ctx, eve_ctx = browser.new_context(), browser.new_context(), browser.new_context()
+    ann, bob, eve = ann_ctx.new_page(), bob_ctx.new_page(), eve_ctx.new_page()
+    sit(ann, url, "Ann", "red")
+    sit(bob, url, "Bob", "black")
+    eve.goto(url)
+    expect(ann.locator("#room")).to_have_attribute("data-phase", "playing")
+    if ann.locator(".cell.playable").count():  # Ann's turn first: then Bob's
+        v = version(ann)
+        ann.locator(".cell.playable").first.click()
+        wait_version(ann, v + 1)
+    bob_ctx.close()
+    banner = ann.locator("#banner .sub")
+    expect(banner).to_contain_text("Bob is away: the game waits for them to come back.", timeout=15_000)
+    said = re.compile(r"In (\d+) s, you may hand the seat to a computer player\.")
+    expect(banner).to_contain_text(said)
+    first = int(said.search(banner.inner_text()).group(1))  # type: ignore[union-attr]
+    assert 45 <= first <= 61  # (the page knows the server's clock to a second)
+    ann.wait_for_timeout(2200)
+    assert int(said.search(banner.inner_text()).group(1)) < first  # type: ignore[union-attr]
+    ann.screenshot(path=str(artifacts / "bots-handover-countdown.png"))
+    expect(eve.locator("#banner .sub")).to_contain_text("Bob is away")
+    expect(eve.locator("#banner .sub")).not_to_contain_text("hand the seat")
+    ann_ctx.close()
+    eve_ctx.close()
 
 
 def test_a_seat_left_mid_deal_is_handed_to_a_computer(server: str, browser: Browser, artifacts: Path) -> None:
