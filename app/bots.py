@@ -639,15 +639,18 @@ class Bots:
                 continue
             if self._idle(room, f"away {seat}"):
                 delay = since + room.handover_seconds - now + NOTICE_SLACK
-                self._start(room, f"away {seat}", self._notice(room, seat, since, delay))
+                self._start(room, f"away {seat}", self._notice(room, seat, delay))
 
-    async def _notice(self, room: Room, seat: str, since: float, delay: float) -> None:
-        """After ``delay`` seconds, tell everyone that ``seat`` (away since
-        ``since``) may be handed to a computer player."""
+    async def _notice(self, room: Room, seat: str, delay: float) -> None:
+        """After ``delay`` seconds, tell everyone that ``seat`` may be handed
+        to a computer player, if it may. Its away time may have moved
+        meanwhile (with Redis, each reading of the presence hashes sets it
+        again, to within a rounding): if it is not due yet, the poke that
+        ends this task schedules the notice again."""
         await self.sleep(delay)
         async with room.lock:
             holder = room.holders.get(seat)
-            if room.closed or holder is None or holder.away_since != since:
+            if room.closed or holder is None or holder.away_since is None:
                 return
             if room.may_hand_over(seat, self.clock()):
                 room.broadcast()

@@ -246,7 +246,7 @@ class RedisPresence:
               read: int | None = None) -> None:
         """Make ``room`` agree with its presence hashes: ``remote_seats`` (held
         by a connection of another live process), ``remote_watchers``, the
-        ``away_since`` of seats whose holder is away, and a connection here
+        ``away_since`` and ``away_at`` of seats whose holder is away, and a connection here
         whose seat is now held by another connection is told ``replaced`` and
         becomes a spectator, unless it was seated after job ``read`` (the
         read) was queued. Sends fresh states if a seat view changed."""
@@ -264,7 +264,9 @@ class RedisPresence:
             if owner == "-":
                 if local is None:
                     with contextlib.suppress(ValueError):
-                        room.away_since[seat] = now_mono - max(0.0, now_wall - float(rest))
+                        at = min(now_wall, float(rest))
+                        room.away_since[seat] = now_mono - (now_wall - at)
+                        room.away_at[seat] = at
                 continue
             if local is not None and (value == self._mine(local) or read is None
                                       or self._seated_at.get(local, 0) > read):
@@ -273,13 +275,15 @@ class RedisPresence:
                 continue  # an older connection of ours: this process knows better
             if owner in self.dead:
                 counted_out = True
-                if local is None:
-                    room.away_since.setdefault(seat, now_mono)
+                if local is None and seat not in room.away_since:
+                    room.away_since[seat] = now_mono
+                    room.away_at[seat] = now_wall
                 continue
             if local is not None:
                 self._replaced(room, seat, local)
             remote.add(seat)
             room.away_since.pop(seat, None)
+            room.away_at.pop(seat, None)
         room.remote_seats = remote
         room.remote_watchers = sum(
             1 for field in conns if field.partition(":")[0] not in (self.proc, "", *self.dead))

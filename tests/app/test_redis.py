@@ -450,6 +450,41 @@ def test_handover_across_processes(cluster: Cluster) -> None:
     asyncio.run(main())
 
 
+def test_the_handover_offer_reaches_live_connections_on_both_processes(cluster: Cluster) -> None:
+    """Bob leaves mid-deal, in rooms where he sat through the same process as
+    Ann and through the other: Ann's live connection is told his seat may be
+    handed over, and a spectator on each process sees since when he has been
+    away (break-it pass: re-reading the presence hashes moved the away time
+    by a rounding, and the notice scheduled for the first time then said
+    nothing; the other process showed no ``away_since``)."""
+    a, b = cluster.servers
+
+    async def one(bob_on: AppServer) -> None:
+        room = a.post("/api/rooms", {"game": "get-stuck"})["room"]
+        ann = await Client("Ann").connect(a.ws, room)
+        await ann.send(type="join", seat="red", name="Ann")
+        bob = await Client("Bob").connect(bob_on.ws, room)
+        await bob.send(type="join", seat="black", name="Bob")
+        watchers = [await Client(f"W{k}").connect(server.ws, room) for k, server in enumerate((a, b))]
+        await ann.until(lambda: ann.last["phase"] == "playing", "the deal")
+        await bob.close()
+
+        def black(client: Client) -> dict[str, Any]:
+            return next(s for s in client.last["view"]["seats"] if s["seat"] == "black")
+
+        await ann.until(lambda: black(ann).get("handover") is True, "the handover offer", 6)
+        for watcher in watchers:
+            await watcher.until(lambda w=watcher: black(w).get("handover") is True, "the offer", 6)
+            assert abs(black(watcher)["away_since"] - black(ann)["away_since"]) < 1
+        for client in (ann, *watchers):
+            await client.close()
+
+    async def main() -> None:
+        await asyncio.gather(*(one(server) for server in (a, b, a, b, a, b)))
+
+    asyncio.run(main())
+
+
 def test_a_room_behind_its_players_is_rebuilt_from_redis(tmp_path: Path) -> None:
     """Redis lost its last writes (a crash within ``appendfsync everysec``):
     the next action finds the record shorter than the room, which is rebuilt
