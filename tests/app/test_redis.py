@@ -42,7 +42,8 @@ SEED = 20240611
 
 class Cluster:
     """A Redis and two server processes shared by the tests that kill
-    nothing (handover after 1 s, computer players pausing 0.05 s)."""
+    nothing (handover after 1 s, computer players pausing 0.05 s, rooms made
+    as fast as the tests like)."""
 
     def __init__(self, redis: RedisServer, servers: list[AppServer]) -> None:
         self.redis, self.servers = redis, servers
@@ -53,7 +54,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     directory = tmp_path_factory.mktemp("cluster")
     with (redis_server(directory) as redis,
           app_servers(redis.url, directory, CARDBOARD_HANDOVER_SECONDS="1",
-                      CARDBOARD_BOT_PAUSE="0.05") as servers):
+                      CARDBOARD_BOT_PAUSE="0.05", CARDBOARD_ROOM_CREATE_BURST="1000") as servers):
         yield Cluster(redis, servers)
 
 
