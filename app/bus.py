@@ -75,6 +75,13 @@ CHECK_RETRY_SECONDS = 0.5
 again so often, this far apart, while Redis answers with errors (loading
 its files after a restart)."""
 
+CATCH_UP_RETRY_SECONDS = (0.5, 30.0)
+"""A catch-up that failed (Redis stalled or away) is tried again after the
+first delay, doubled at each failure up to the second, until it succeeds or
+the room is freed: a commit heard but not read would otherwise leave this
+process a version behind until the room's next commit, which may never come
+if the player to move sees the table through this process (break-it pass)."""
+
 RENEW_SECONDS = LEASE_MS / 3000
 """How often a claim is renewed while the computer thinks."""
 
@@ -357,6 +364,7 @@ class RedisBus:
 
     async def _sync(self, room: Room) -> None:
         failed_checks = 0
+        delay, told = CATCH_UP_RETRY_SECONDS[0], False
         try:
             while room.id in self._syncing:
                 version = self._syncing[room.id]
@@ -371,7 +379,19 @@ class RedisBus:
                         self._checking.add(room.id)
                         await asyncio.sleep(CHECK_RETRY_SECONDS)
                         continue
-                    log.warning("room %s: cannot catch up (%s); retried on the next commit", room.id, exc)
+                    if room.closed or self.closing:
+                        return
+                    if not told:
+                        log.warning("room %s: cannot catch up (%s); trying again", room.id, exc)
+                        told = True
+                    if check:
+                        self._checking.add(room.id)
+                    await asyncio.sleep(delay)
+                    delay = min(CATCH_UP_RETRY_SECONDS[1], delay * 2)
+                    continue
+                if told:
+                    log.warning("room %s: caught up", room.id)
+                    delay, told = CATCH_UP_RETRY_SECONDS[0], False
                 if self._syncing.get(room.id) == version and room.id not in self._checking:
                     break
         finally:

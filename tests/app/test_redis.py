@@ -486,6 +486,56 @@ def test_the_handover_offer_reaches_live_connections_on_both_processes(cluster: 
     asyncio.run(main())
 
 
+def test_a_catch_up_that_failed_is_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """A catch-up whose read fails (Redis stalled past the read timeout) is
+    tried again until it succeeds, not only at the room's next commit (break-it
+    pass: after a 25 s stall a process stayed a version behind for good, and
+    the player to move, who saw the table through it, never saw the turn)."""
+    import app.bus
+    from app.bus import RedisBus
+    from app.storage.base import StorageError
+    from app.storage.redis import RedisStorage
+    from app.store import MemoryRoomStore
+
+    monkeypatch.setattr(app.bus, "CATCH_UP_RETRY_SECONDS", (0.01, 0.04))
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            from types import SimpleNamespace
+
+            store = RedisStorage(redis.url)
+            await store.open()
+            bus = RedisBus(store, Settings(redis_url=redis.url))
+            room = Room.create("get-stuck", {}, room_id="stalled")
+            lobby = SimpleNamespace(store=MemoryRoomStore(), bots=SimpleNamespace(poke=lambda r: None))
+            lobby.store.add(room)
+            bus.lobby = lobby  # type: ignore[assignment]
+            tries: list[int | None] = []
+            real = room.sync
+
+            async def stalled(version: int | None, check: bool = False) -> bool:
+                tries.append(version)
+                if len(tries) <= 3:
+                    raise StorageError("redis at 127.0.0.1: Timeout reading")
+                return await real(version, check=check)
+
+            room.sync = stalled  # type: ignore[method-assign]
+            bus.sync(room, None)
+            for _ in range(200):
+                if len(tries) >= 4 and room.id not in bus._syncing:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(tries) == 4 and room.id not in bus._syncing
+            await bus.close()
+            await store.close()
+
+        with caplog.at_level("WARNING", logger="app.bus"):
+            asyncio.run(main())
+    said = [r.getMessage() for r in caplog.records if r.name == "app.bus"]
+    assert said == ["room stalled: cannot catch up (redis at 127.0.0.1: Timeout reading); trying again",
+                    "room stalled: caught up"], said
+
+
 def test_a_room_behind_its_players_is_rebuilt_from_redis(tmp_path: Path) -> None:
     """Redis lost its last writes (a crash within ``appendfsync everysec``):
     the next action finds the record shorter than the room, which is rebuilt
