@@ -449,7 +449,7 @@ class Room:
 
     # ---- the commit point ---------------------------------------------------------------
     async def act(self, action: Callable[[], None], conn: Connection | None = None, *,
-                  versioned: bool = True) -> bool:
+                  versioned: bool = True, fresh: bool = False) -> bool:
         """Run one room action (a call of :meth:`join`, :meth:`move`, …)
         through the commit point, under the room's lock. True if it was
         committed. A refusal (``RoomError``, ``unavailable`` included) is sent
@@ -459,13 +459,19 @@ class Room:
         made on a version (``versioned``: a move, ``ready``, ``rematch`` …)
         is told ``stale_version`` (it came too late: a double click sent to
         two processes), one without (``join``, ``leave`` …) why that table
-        refuses it (``seat_taken``, ``not_playing`` …)."""
+        refuses it (``seat_taken``, ``not_playing`` …). With ``fresh``, a room
+        other processes share first reads what they committed: for an action
+        that commits nothing when it is taken (``resume``), so that it is not
+        judged on a table they have changed (a token given up or replaced)."""
         async with self.lock:
             if self._pending is not None:
                 # The commit of an action whose caller was cancelled: let it
                 # finish first. Its refusal, if any, was that action's.
                 with contextlib.suppress(Exception):
                     await self.commit()
+            if fresh and self.presence is not None:
+                with contextlib.suppress(StorageError):  # (then judged on the table here)
+                    await self.catch_up(suspect=False)
             conflict: Conflict | None = None
             for attempt in range(CONFLICT_RETRIES + 1):
                 try:
@@ -571,7 +577,7 @@ class Room:
                                    f" {exc}") from exc
             applied += 1
             _follow_left(self.left_names, entry.action, before)
-            self._after_remote()
+            self._after_remote(before)
         return applied
 
     @staticmethod
@@ -588,12 +594,23 @@ class Room:
         assert table is not None  # replay_steps refuses an empty record
         return table, left
 
-    def _after_remote(self) -> None:
-        """The live side of a version committed elsewhere: a connection here
-        whose seat has been freed no longer holds it; then everyone's state
-        and the computer players' poke, as after a commit here."""
-        for seat in [s for s in self.seat_conn if self.table.holder(s) is None]:
+    def _after_remote(self, before: Table | None = None) -> None:
+        """The live side of a version committed elsewhere (on the table
+        ``before`` it, if known): a connection here whose seat has been freed,
+        or whose seat's token has changed (``new_token`` or a new holder),
+        no longer holds it and is told ``replaced`` (break-it pass: a player
+        resuming through a process that had not yet heard of a ``leave``, a
+        ``remove_bot`` or a ``new_token`` was told ``joined``, then lost the
+        seat without a word); then everyone's state and the computer
+        players' poke, as after a commit here."""
+        for seat, conn in list(self.seat_conn.items()):
+            now = self.table.holder(seat)
+            was = before.holder(seat) if before is not None else None
+            if now is not None and (was is None or was.token_hash == now.token_hash):
+                continue
             self._unsit(seat)
+            conn.push(error_text("replaced", f"seat {seat} is no longer yours: it was freed, or given"
+                                 " a new link, meanwhile; you are now watching as a spectator"))
         self.broadcast()
         if self.on_commit is not None:
             self.on_commit(self)

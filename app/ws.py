@@ -534,7 +534,8 @@ async def handle(room: Room, conn: WsConnection, frame: ClientFrame, bots: Bots)
     handler = HANDLERS[type(frame)]
     version = room.version
     try:
-        await room.act(lambda: handler(room, conn, frame), conn, versioned=hasattr(frame, "version"))
+        await room.act(lambda: handler(room, conn, frame), conn, versioned=hasattr(frame, "version"),
+                       fresh=isinstance(frame, ResumeFrame))
     except Exception:
         log.exception("room %s failed on a %s frame", room.id, type(frame).__name__)
         conn.push(error_text("bad_frame", "the server could not handle this frame"))

@@ -77,12 +77,13 @@ def record(room: Room) -> list[dict]:
 
 
 def seat_view(room: Room, seat: str | None) -> dict:
-    """The state of ``seat`` (``None``: a spectator) without ``away_since``:
-    presence is not stored, so a rebuilt room's people are away since it was
-    rebuilt."""
+    """The state of ``seat`` (``None``: a spectator) without ``away_since``
+    and ``handover_at``: presence is not stored, so a rebuilt room's people
+    are away since it was rebuilt."""
     frame = json.loads(room.state_text(seat))
     for s in frame["view"]["seats"]:
         s.pop("away_since", None)
+        s.pop("handover_at", None)
     return dict(frame)
 
 
@@ -139,6 +140,34 @@ def test_resume_after_round_trip() -> None:
     back.resume(c, token)
     assert c.seat == conns[0].seat
     assert back.version == room.version
+
+
+def test_a_seat_whose_token_another_process_replaced_is_given_up_with_a_word() -> None:
+    """Two server processes' rooms on one storage: a connection seated on the
+    second with the seat's token loses the seat once that process reads the
+    first's ``new_token``, and is told ``replaced`` (break-it pass: it kept
+    the seat on a void token, or lost a freed one without a word)."""
+    room, conns = seated_room()
+    token = next(f["token"] for f in conns[0].frames if f["type"] == "joined")
+    other = round_trip(room)  # the same room, loaded by another process
+    elsewhere = FakeConn()
+    other.attach(elsewhere)
+    other.resume(elsewhere, token)
+    assert elsewhere.seat == conns[0].seat
+    room.new_token(conns[0])
+    assert asyncio.run(other.catch_up()) == 1
+    assert elsewhere.seat is None and conns[0].seat not in other.seat_conn
+    told = [f for f in elsewhere.frames if f["type"] == "error"]
+    assert [f["code"] for f in told] == ["replaced"]
+    assert "no longer yours" in told[0]["message"]
+    assert elsewhere.frames[-1]["type"] == "state" and elsewhere.frames[-1]["you"] is None
+    # A seat whose token stays (a move elsewhere) keeps its connection here.
+    second = next(f["token"] for f in conns[1].frames if f["type"] == "joined")
+    again = FakeConn()
+    other.attach(again)
+    other.resume(again, second)
+    play_first_legal(room, conns, 1)
+    assert asyncio.run(other.catch_up()) == 1 and again.seat == conns[1].seat
 
 
 def test_replay_rejects_a_bad_record() -> None:
