@@ -553,6 +553,10 @@ function readyLine() {
   }
   if (free) parts.push(` · waiting for someone to take ${free === 1 ? "the free seat" : `the ${free} free seats`}`);
   if (r.away.length) parts.push(` · not waiting for ${names(r.away)}, away`);
+  // Nobody awaited, no seat free, and still between deals: no person has
+  // said they are ready yet (new-user pass: "not waiting for Pat" read as if
+  // the table were going on without anyone).
+  if (!r.missing.length && !free) parts.push(" · waiting for a player to say they are ready");
   parts.push(".");
   return parts;
 }

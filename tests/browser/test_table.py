@@ -688,3 +688,32 @@ def test_someone_away_after_the_match_is_waited_for_a_counted_time(server: str, 
         assert int(line.locator(".countdown").inner_text().split()[0]) <= first - 2
         page.screenshot(path=str(artifacts / "table-away-countdown.png"))
         page.close()
+
+
+def test_a_break_nobody_is_ready_in_says_what_it_waits_for(browser: Browser) -> None:
+    """Both players leave the table after the match without pressing Ready,
+    and are away longer than the table waits: a watching page says it waits
+    for a player to say they are ready (new-user pass: it said only "not
+    waiting for Pat, away", and nothing happened)."""
+    import random
+
+    from websockets.sync.client import connect
+
+    from bench.server import free_port, start_server, stop_server
+
+    port = free_port()
+    proc = start_server(port, {"CARDBOARD_READY_AWAY_SECONDS": "1"})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        url = create_room(base, "romeo-and-juliet")
+        ws_url = base.replace("http", "ws", 1) + "/ws/" + url.rsplit("/", 1)[1]
+        with connect(ws_url) as red, connect(ws_url) as black:
+            play_to_match_over({"red": red, "black": black}, random.Random(5))
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(url)
+        expect(page.locator("#banner .sub")).to_have_text(
+            "You are watching. 0 of 2 ready · not waiting for Red (Red) and Black (Black), away"
+            " · waiting for a player to say they are ready.", timeout=10_000)
+        page.close()
+    finally:
+        stop_server(proc)
