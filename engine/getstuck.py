@@ -295,7 +295,7 @@ class _GetStuckBase(Game[GetStuckState]):
                 both_up = all(state.indicators[FOUR_SEATS.index(s)] for s in seats)
                 lines.append(ScoreLine(
                     "Bonus",
-                    "both indicators face up" if both_up else "none: an indicator is face down",
+                    "both indicators face up" if both_up else "none (an indicator is face down)",
                     50 if both_up else 0,
                 ))
             scores.append(SideScore(side, seats, sum(ln.points for ln in lines), tuple(lines)))

@@ -478,7 +478,8 @@ def test_four_scores_and_the_bonus_only_with_both_winners_indicators_up(
     win = next(s for s in out.scores if s.side == winner)
     assert win.lines[-1].label == "Bonus" and win.lines[-1].points == bonus
     # (a bonus of 0 says there is none, and why: new-user pass)
-    assert win.lines[-1].detail == ("both indicators face up" if bonus else "none: an indicator is face down")
+    said = "both indicators face up" if bonus else "none (an indicator is face down)"
+    assert win.lines[-1].detail == said
     lose = next(s for s in out.scores if s.side != winner)
     assert all(line.label != "Bonus" for line in lose.lines)
     labels = [line.label for s in out.scores for line in s.lines]
