@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from browserkit import check_coords, computer_room, create_room, sit, version, wait_version
+from browserkit import SNAPSHOT, check_coords, computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, Dialog, Page, expect
 
 SEATS = ("N", "E", "S", "W")
@@ -461,3 +461,37 @@ def test_a_pass_fits_the_line_above_the_board_on_a_laptop(server: str, browser: 
         page.screenshot(path=str(artifacts / f"get-stuck-4-pass-{size[0]}.png"))
     finally:
         ctx.close()
+
+
+def test_a_stuck_player_s_banner_keeps_the_layout_in_a_laptop_window(server: str, browser: Browser,
+                                                                     artifacts: Path) -> None:
+    """Get Stuck for Four at 1366×768, the room not passing for anyone: when
+    North is stuck, the banner's line and its Pass button share two rows and
+    the layout's last row stays in the window (new-user pass: the heading,
+    the line and the button took three rows, and row 7 fell below)."""
+    made = computer_room(server, "get-stuck-4", {"seed": 7, "auto_pass": False})
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        page = ctx.new_page()
+        sit(page, server + made["url"], "Ann", made["seat"])
+        rng = random.Random(3)
+        for _ in range(2000):  # (deal after deal, until North is stuck)
+            now = page.evaluate(SNAPSHOT)
+            if now["pass"] or now["phase"] == "match_over":
+                break
+            if now["phase"] == "deal_over":
+                page.click("#next-deal-btn")
+            elif now["squares"]:
+                page.click(f'.cell.playable[data-square="{rng.choice(now["squares"])}"]')
+            wait_version(page, now["version"] + 1)
+        expect(page.locator("#pass-btn")).to_be_visible()
+        expect(page.locator("#banner .sub")).to_contain_text("You are stuck")
+        page.screenshot(path=str(artifacts / "get-stuck-4-stuck-1366.png"))
+        banner = page.locator("#banner").bounding_box()
+        row7 = page.locator('.cell[data-square="a7"]').bounding_box()
+        assert banner is not None and row7 is not None
+        assert banner["height"] <= 80, banner
+        assert row7["y"] + row7["height"] <= 768, row7
+    finally:
+        ctx.close()
+
