@@ -241,11 +241,26 @@ def _no_sideways_scroll(page: Page) -> None:
     assert width <= page.viewport_size["width"], f"the page scrolls sideways: {width}"  # type: ignore[index]
 
 
+GLOW_REACH = """() => {
+  const card = document.querySelector('.su-board .cell.playable .card');
+  const shadows = getComputedStyle(card).boxShadow.split(/,(?![^(]*\\))/);
+  // each shadow: colour, x, y, blur, spread (px): how far it reaches
+  return Math.max(...shadows.map((s) => {
+    const [x, y, blur, spread] = (s.match(/-?[\\d.]+px/g) || []).map(parseFloat);
+    return Math.max(Math.abs(x), Math.abs(y)) + blur + (spread || 0);
+  }));
+}"""
+
+
 def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifacts: Path) -> None:
     seed = 3
     url = create_room(server, "suitors", {"seed": seed, "auto_pass": False})
     ctxs, pages, errors = _table(browser, url, ("JS", "JC"), 360)
     state = _start(seed, {})
+    # A lit card's glow reaches a few pixels past it, not 15: side by side,
+    # lit cards stay apart (new-user pass: on a phone they merged into bands).
+    reach = pages[state.mover].evaluate(GLOW_REACH)
+    assert 0 < reach <= 6, reach
     kinds: set[str] = set()
     while not {"reveal", "jump"} <= kinds and not state.over:
         move = _choose(state)
