@@ -265,8 +265,7 @@ class RedisPresence:
                 if local is None:
                     with contextlib.suppress(ValueError):
                         at = min(now_wall, float(rest))
-                        room.away_since[seat] = now_mono - (now_wall - at)
-                        room.away_at[seat] = at
+                        room.mark_away(seat, now_mono - (now_wall - at), at)
                 continue
             if local is not None and (value == self._mine(local) or read is None
                                       or self._seated_at.get(local, 0) > read):
@@ -276,14 +275,12 @@ class RedisPresence:
             if owner in self.dead:
                 counted_out = True
                 if local is None and seat not in room.away_since:
-                    room.away_since[seat] = now_mono
-                    room.away_at[seat] = now_wall
+                    room.mark_away(seat, now_mono, now_wall)
                 continue
             if local is not None:
                 self._replaced(room, seat, local)
             remote.add(seat)
-            room.away_since.pop(seat, None)
-            room.away_at.pop(seat, None)
+            room.mark_back(seat)
         room.remote_seats = remote
         room.remote_watchers = sum(
             1 for field in conns if field.partition(":")[0] not in (self.proc, "", *self.dead))

@@ -323,8 +323,7 @@ class Room:
         wall = time.time()
         for seat, h in table.holders:
             if h.kind == "human":
-                room.away_since[seat] = room.idle_since or 0.0
-                room.away_at[seat] = wall
+                room.mark_away(seat, room.idle_since or 0.0, wall)
         room.take_notes(stored.notes)
         return room
 
@@ -992,8 +991,7 @@ class Room:
             self.presence.detached(self, conn, seat if held else None)
         if seat is not None and held:
             del self.seat_conn[seat]
-            self.away_since[seat] = self.clock() if now is None else now
-            self.away_at[seat] = time.time()
+            self.mark_away(seat, self.clock() if now is None else now, time.time())
             self.broadcast()
         else:
             self._presence_changed()
@@ -1009,11 +1007,21 @@ class Room:
             self.watch_names[conn] = name
         self._presence_changed()
 
+    def mark_away(self, seat: str, since: float, at: float) -> None:
+        """``seat``'s person lost their connection at ``since`` (:attr:`clock`
+        seconds: for the handover) and ``at`` (Unix seconds: for the views)."""
+        self.away_since[seat] = since
+        self.away_at[seat] = at
+
+    def mark_back(self, seat: str) -> None:
+        """``seat`` is no longer away (taken again, freed, or held elsewhere)."""
+        self.away_since.pop(seat, None)
+        self.away_at.pop(seat, None)
+
     def _sit(self, conn: Connection, seat: str) -> None:
         """``conn`` is connected to ``seat`` (live only)."""
         self.seat_conn[seat] = conn
-        self.away_since.pop(seat, None)
-        self.away_at.pop(seat, None)
+        self.mark_back(seat)
         conn.seat = seat
         if self.presence is not None:
             self.presence.seated(self, conn, seat)
@@ -1024,8 +1032,7 @@ class Room:
             conn.seat = None
             if self.presence is not None:
                 self.presence.unseated(self, conn, seat)
-        self.away_since.pop(seat, None)
-        self.away_at.pop(seat, None)
+        self.mark_back(seat)
 
     # ---- seating ------------------------------------------------------------------------
     def join(self, conn: Connection, seat: str | None, name: str) -> None:
