@@ -13,7 +13,8 @@ Keys, under the prefix (``cb:``):
 ``room:{id}:conns``            hash: ``"{process}:{connection}"`` → ``1`` for
                                every connection open on the room, spectators
                                included (rooms are watched, and not swept,
-                               while it is not empty)
+                               while it is not empty), or ``"n {name}"`` for
+                               one that watches under that name
 ``proc:{process}:rooms``       set: rooms where that process has connections
 ``procs``                      sorted set: process → its last heartbeat (ms)
 =============================  ================================================
@@ -61,11 +62,21 @@ DEAD_MS = 5000
 """A process silent this long is taken for dead: its seats show away."""
 
 _ATTACH = """
-redis.call('HSET', KEYS[1], ARGV[1], '1')
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('PUBLISH', KEYS[3], 'p ' .. ARGV[2])
 """
-"""KEYS: conns, proc rooms, channel; ARGV: connection field, room id."""
+"""KEYS: conns, proc rooms, channel; ARGV: connection field, room id, its
+value."""
+
+_NAMED = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('PUBLISH', KEYS[2], 'p ' .. ARGV[3])
+end
+"""
+"""KEYS: conns, channel; ARGV: connection field, its value, room id. Only
+while the connection is listed (a name never brings back one gone)."""
 
 _DETACH = """
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -154,6 +165,7 @@ class RedisPresence:
         self._detach = client.register_script(_DETACH)
         self._seated = client.register_script(_SEATED)
         self._unseated = client.register_script(_UNSEATED)
+        self._named = client.register_script(_NAMED)
         self._bury = client.register_script(_BURY)
 
     def _key(self, *parts: str) -> str:
@@ -207,7 +219,13 @@ class RedisPresence:
     def attached(self, room: Room, conn: Connection) -> None:
         field = f"{self.proc}:{self.conn_id(conn)}"
         keys = [self._key("room", room.id, "conns"), self._key("proc", self.proc, "rooms"), self.channel]
-        self._do(lambda: self._attach(keys=keys, args=[field, room.id]))
+        args = [field, room.id, _watcher(room.watch_names.get(conn))]
+        self._do(lambda: self._attach(keys=keys, args=args))
+
+    def named(self, room: Room, conn: Connection, name: str | None) -> None:
+        keys = [self._key("room", room.id, "conns"), self.channel]
+        args = [f"{self.proc}:{self.conn_id(conn)}", _watcher(name), room.id]
+        self._do(lambda: self._named(keys=keys, args=args))
 
     def detached(self, room: Room, conn: Connection, seat: str | None) -> None:
         mine = self._mine(conn)
@@ -282,8 +300,15 @@ class RedisPresence:
             remote.add(seat)
             room.mark_back(seat)
         room.remote_seats = remote
-        room.remote_watchers = sum(
-            1 for field in conns if field.partition(":")[0] not in (self.proc, "", *self.dead))
+        others = [(field, value) for field, value in conns.items()
+                  if field.partition(":")[0] not in (self.proc, "", *self.dead)]
+        room.remote_watchers = len(others)
+        holding = set(seats.values())
+        spectators = tuple(value[2:] if value.startswith("n ") else None for field, value in others
+                           if field.replace(":", " ", 1) not in holding)
+        if spectators != room.remote_spectators:
+            room.remote_spectators = spectators
+            room.spectators_changed()
         if counted_out:
             self._counted_out[room.id] = room
         else:
@@ -333,3 +358,9 @@ class RedisPresence:
             for seat, conn in list(room.seat_conn.items()):
                 self.seated(room, conn, seat)
             self.refresh(room)
+
+
+def _watcher(name: str | None) -> str:
+    """A connection's value in the ``conns`` hash: ``"n {name}"`` for one
+    that watches under ``name``, else ``"1"``."""
+    return "1" if name is None else f"n {name}"

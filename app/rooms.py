@@ -163,6 +163,10 @@ class Presence(Protocol):
         """``conn`` no longer holds ``seat`` (it left, or the seat was freed)."""
         ...
 
+    def named(self, room: Room, conn: Connection, name: str | None) -> None:
+        """``conn`` now watches as ``name`` (``None``: with no name)."""
+        ...
+
 
 class Connection(Protocol):
     """One client of a room. ``seat`` is the seat it holds (``None`` for a
@@ -224,7 +228,9 @@ class Room:
     after every committed change: the computer players' poke); ``presence``
     (told of connections, for other server processes, or ``None``); and,
     from those processes, ``remote_seats`` (seats whose holder is connected
-    to another process) and ``remote_watchers`` (connections open there).
+    to another process), ``remote_watchers`` (connections open there) and
+    ``remote_spectators`` (the name of each of those that holds no seat, or
+    ``None``: it gave none).
     """
 
     def __init__(self, table: Table, journal: Storage, *, now: float | None = None) -> None:
@@ -252,6 +258,7 @@ class Room:
         self.presence: Presence | None = None
         self.remote_seats: set[str] = set()
         self.remote_watchers = 0
+        self.remote_spectators: tuple[str | None, ...] = ()
         self._pending: tuple[Pending, Table | None, Callable[[], None], bool] | None = None
         self._waiters: list[asyncio.Future[None]] = []
         self._watching = False
@@ -864,13 +871,19 @@ class Room:
         goes by, or one kept for computer players (``computer_like``), is
         left out (the spectator is counted, unnamed): "watching: Ann" beside
         Ann's seat read as Ann watching herself, after someone else was
-        refused her name."""
+        refused her name. Spectators connected to other processes count too
+        (``remote_spectators``), and the names are sorted, so that every
+        process lists the same."""
         watching = [c for c in self.connections if c.seat is None]
         names = [n for c in watching if (n := self.watch_names.get(c)) is not None]
+        remote = self.remote_spectators
+        if remote:
+            names += [n for n in remote if n is not None]
         if names:  # most rooms have none: nothing more to do with every state
             seated = {name_key(h.name) for _, h in self.table.holders if h.name is not None}
-            names = [n for n in names if name_key(n) not in seated and not computer_like(n)]
-        return {"count": len(watching), "names": names[:SPECTATOR_NAMES]}
+            names = sorted((n for n in names if name_key(n) not in seated and not computer_like(n)),
+                           key=name_key)
+        return {"count": len(watching) + len(remote), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:
         """Whether spectators may chat now (as ``app.protocol.ChatView``
@@ -931,7 +944,7 @@ class Room:
                 conn.push(frames[conn.seat])
         self._presence_sent = _presence_key(self._spectators_framed)
 
-    def _presence_changed(self) -> None:
+    def spectators_changed(self) -> None:
         """The spectators have changed: send a ``spectators`` frame to every
         connection in :data:`PRESENCE_DELAY` seconds, unless a state has told
         them by then (at once outside an event loop)."""
@@ -974,7 +987,7 @@ class Room:
         self.send_state(conn)
         for message in self.chat_log:
             conn.push(dump(message))
-        self._presence_changed()
+        self.spectators_changed()
 
     def detach(self, conn: Connection, now: float | None = None) -> None:
         """A connection has closed. If it held a seat, the holder shows as
@@ -994,7 +1007,7 @@ class Room:
             self.mark_away(seat, self.clock() if now is None else now, time.time())
             self.broadcast()
         else:
-            self._presence_changed()
+            self.spectators_changed()
         if not self.connections:
             self.idle_since = self.clock() if now is None else now
 
@@ -1005,7 +1018,9 @@ class Room:
             self.watch_names.pop(conn, None)
         else:
             self.watch_names[conn] = name
-        self._presence_changed()
+        if self.presence is not None:
+            self.presence.named(self, conn, name)
+        self.spectators_changed()
 
     def mark_away(self, seat: str, since: float, at: float) -> None:
         """``seat``'s person lost their connection at ``since`` (:attr:`clock`
@@ -1113,7 +1128,7 @@ class Room:
             return
         if old is not None:
             old.seat = None
-            self._presence_changed()
+            self.spectators_changed()
             old.push(error_text("replaced", f"seat {seat} was taken back by another connection;"
                                 " you are now watching as a spectator"))
         self._sit(conn, seat)

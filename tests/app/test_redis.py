@@ -396,6 +396,49 @@ def test_double_click_to_two_processes_plays_once(cluster: Cluster) -> None:
     asyncio.run(main())
 
 
+def watching(client: Client) -> dict[str, Any] | None:
+    """The spectators ``client`` was last told of (a ``spectators`` frame or
+    the last state's), as ``{"count": …, "names": […]}``."""
+    for frame in reversed(client.frames):
+        if frame["type"] == "spectators":
+            return {"count": frame["count"], "names": frame["names"]}
+        if frame["type"] == "state":
+            return dict(frame["view"]["spectators"])
+    return None
+
+
+def test_spectators_on_both_processes_are_counted_and_named_on_both(cluster: Cluster) -> None:
+    """A room served by two processes shows the same spectators through
+    both: a spectator on one process, and the name it gives, reach the
+    players on the other; a seated connection is not counted; one that
+    closes is counted out everywhere."""
+    servers = cluster.servers
+
+    async def main() -> None:
+        room = servers[0].post("/api/rooms", {"game": "get-stuck"})["room"]
+        red = await Client("red@0").connect(servers[0].ws, room)
+        await red.send(type="join", seat="red", name="Ann")
+        await red.until(lambda: red.token is not None, "red seated")
+        black = await Client("black@1").connect(servers[1].ws, room)
+        await black.send(type="join", seat="black", name="Bob")
+        await black.until(lambda: black.token is not None, "black seated")
+        zoe = await Client("zoe@1").connect(servers[1].ws, room)
+        await zoe.send(type="watch", name="Zoe")
+        max_ = await Client("max@0").connect(servers[0].ws, room)
+        await max_.send(type="watch", name="Max")
+        anon = await Client("anon@1").connect(servers[1].ws, room)
+        both = {"count": 3, "names": ["Max", "Zoe"]}
+        for client in (red, black, zoe, max_, anon):
+            await client.until(lambda c=client: watching(c) == both, f"{both} through {client.name}")
+        await zoe.close()
+        await max_.send(type="watch", name=None)
+        left = {"count": 2, "names": []}
+        for client in (red, black, max_, anon):
+            await client.until(lambda c=client: watching(c) == left, f"{left} through {client.name}")
+
+    asyncio.run(main())
+
+
 def test_two_people_taking_one_seat_on_two_processes_are_told_it_is_taken(cluster: Cluster) -> None:
     """Two people click the same free seat at the same moment, through two
     processes, 20 times: one sits, and the other is told ``seat_taken`` (as
