@@ -153,6 +153,18 @@ def test_create_not_json_is_422(client: TestClient, body: bytes) -> None:
     assert r.json()["detail"] == "the body must be a JSON object in UTF-8"
 
 
+@pytest.mark.parametrize("field", ["seed", "deals"])
+def test_a_number_too_long_to_read_is_told_so(client: TestClient, field: str) -> None:
+    """A number of 5,000 digits is valid JSON that Python will not read
+    (``sys.get_int_max_str_digits``): the body is refused saying that, not
+    that it is not JSON."""
+    body = b'{"game": "get-stuck", "options": {"%s": %s}}' % (field.encode(), b"1" * 5000)
+    r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == ("a number in the body has more than 4,300 digits; no option takes"
+                                  " one that long")
+
+
 def test_max_rooms_gives_503() -> None:
     with make_client(Settings(max_rooms=2)) as c:
         for _ in range(2):
