@@ -19,7 +19,7 @@ import orjson
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
 
-from engine.base import Game
+from engine.base import Game, as_json
 from engine.bots import LEVELS
 
 MAX_FRAME_BYTES = 64 * 1024
@@ -301,7 +301,7 @@ class LeaveFrame(_ClientFrame):
 def check_level(value: str) -> str:
     """``value`` if it is one of :data:`BOT_LEVELS`, else ``ValueError``."""
     if value not in BOT_LEVELS:
-        raise ValueError(f"the level must be one of {', '.join(BOT_LEVELS)}, not {_short(value)}")
+        raise ValueError(f"the level must be one of {', '.join(BOT_LEVELS)}, not {as_json(value)}")
     return value
 
 
@@ -368,11 +368,6 @@ def _loads(text: str) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _field_problem(err: ValidationError) -> str:
     first = err.errors()[0]
     field = ".".join(str(p) for p in first["loc"]) or "frame"
@@ -413,7 +408,7 @@ def read_frame(text: str | None, data: bytes | None) -> ClientFrame:
     if model is None:
         raise FrameError(
             "unknown_type",
-            f"unknown frame type {_short(kind)}; expected one of {', '.join(CLIENT_FRAMES)}",
+            f"unknown frame type {as_json(kind)}; expected one of {', '.join(CLIENT_FRAMES)}",
         )
     try:
         return model.model_validate(obj)  # type: ignore[return-value]

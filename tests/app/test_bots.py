@@ -106,7 +106,7 @@ def test_a_room_is_created_with_a_level_per_computer_player(client: TestClient) 
         levels = {s["seat"]: s.get("level") for s in seats}
         assert levels == {"N": None, "E": "easy", "S": "strong", "W": "easy"}
     for other, words in (({"N": "strong"}, "bots.levels: seat 'N' is not one of bots.seats"),
-                         ({"S": "genius"}, "the level must be one of")):
+                         ({"S": "genius"}, 'the level must be one of easy, medium, strong, not "genius"')):
         bots["levels"] = other
         r = client.post("/api/rooms", json=body)
         assert r.status_code == 422 and words in r.json()["detail"], r.text
