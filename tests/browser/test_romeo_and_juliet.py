@@ -459,3 +459,27 @@ def test_the_goal_flags_keep_inside_the_table_on_a_laptop(server: str, browser: 
     wait_version(page, 0)
     assert page.evaluate(GOALS_INSIDE) == [["Red's goal", True], ["Black's goal", True]]
     page.close()
+
+
+SEAT_ROW = """() => [...document.querySelectorAll('#seats .seat-row')].map((row) => {
+  const right = (e) => (e ? Math.round(e.getBoundingClientRect().right) : null);
+  const token = row.querySelector('.rj-seat-token'), leave = row.querySelector('#leave-btn');
+  return { token: [Math.round(token.getBoundingClientRect().left), right(token)], leave: right(leave),
+           row: right(row) };
+})"""
+
+
+def test_the_seat_romeo_stands_after_leave_as_in_other_rooms(server: str, browser: Browser) -> None:
+    """A seated player's row reads name, Leave, then the seat's Romeo at the
+    row's right edge, in line with the other seat's Romeo, as Get Stuck for
+    Four's rows end in their indicator Ten (the Romeo stood between the name
+    and Leave)."""
+    for width in (390, 1366):
+        page = browser.new_page(viewport={"width": width, "height": 800})
+        sit(page, create_room(server, "romeo-and-juliet"), "Rosa", "red")
+        expect(page.locator("#leave-btn")).to_be_visible()
+        red, black = page.evaluate(SEAT_ROW)
+        assert red["leave"] <= red["token"][0], (width, red)
+        assert red["token"][1] == black["token"][1] == red["row"], (width, red, black)
+        page.close()
+
