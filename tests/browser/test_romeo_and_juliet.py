@@ -11,7 +11,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from browserkit import check_coords, create_room, sit, version, wait_version
+import pytest
+from browserkit import check_coords, computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engine.match import Match
@@ -461,6 +462,42 @@ def test_the_goal_flags_keep_inside_the_table_on_a_laptop(server: str, browser: 
     page.close()
 
 
+ROMEO_OVER_FACE = """() => [...document.querySelectorAll('#board .rj-cell.rj-has-romeo')].map((c) => {
+  const box = (e) => e.getBoundingClientRect();
+  const card = box(c.querySelector('.card')), face = box(c.querySelector('.card .face'));
+  const letter = box(c.querySelector('.card .face .letter')), romeo = box(c.querySelector('.rj-romeo'));
+  const covered = (r) => Math.max(0, Math.min(r.right, romeo.right) - Math.max(r.left, romeo.left))
+    * Math.max(0, Math.min(r.bottom, romeo.bottom) - Math.max(r.top, romeo.top)) / (r.width * r.height);
+  const mid = [(romeo.left + romeo.right) / 2, (romeo.top + romeo.bottom) / 2];
+  return { square: c.dataset.square, card: c.dataset.card, face: covered(face), letter: covered(letter),
+           width: romeo.width / card.width,
+           onCard: mid[0] > card.left && mid[0] < card.right && mid[1] > card.top && mid[1] < card.bottom };
+})"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 768)], ids=["phone", "laptop"])
+def test_a_romeo_leaves_the_face_of_its_queen_in_view(server: str, browser: Browser, artifacts: Path,
+                                                       size: tuple[int, int]) -> None:
+    """At the start each Romeo stands on a Queen in a corner of the layout:
+    the Queen's face (her Q and suit) stays in view beside the Romeo, which
+    is still a good half of the card's width and stands on it (a phone
+    player saw only the corner index: the king covered the face)."""
+    width, height = size
+    mobile = width < 500
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=mobile, is_mobile=mobile)
+    page = ctx.new_page()
+    page.goto(create_room(server, "romeo-and-juliet", {"seed": 7}))
+    wait_version(page, 0)
+    got = page.evaluate(ROMEO_OVER_FACE)
+    assert sorted((r["square"], r["card"][0]) for r in got) == [("a7", "Q"), ("g1", "Q")]
+    for r in got:
+        assert r["face"] <= 0.2, f"the Romeo covers {r['face']:.0%} of the face of the Queen at {r['square']}"
+        assert r["letter"] <= 0.05, f"the Romeo covers the Q of the Queen at {r['square']}"
+        assert r["width"] >= 0.45 and r["onCard"], r
+    _shot(page, artifacts / f"romeo-queens-{width}.png")
+    ctx.close()
+
+
 SEAT_ROW = """() => [...document.querySelectorAll('#seats .seat-row')].map((row) => {
   const right = (e) => (e ? Math.round(e.getBoundingClientRect().right) : null);
   const token = row.querySelector('.rj-seat-token'), leave = row.querySelector('#leave-btn');
@@ -483,3 +520,25 @@ def test_the_seat_romeo_stands_after_leave_as_in_other_rooms(server: str, browse
         assert red["token"][1] == black["token"][1] == red["row"], (width, red, black)
         page.close()
 
+
+def test_the_path_ends_at_the_romeo(server: str, browser: Browser) -> None:
+    """The line of the last move ends where its Romeo stands (on its card's
+    corner), not in the middle of the card under it."""
+    made = computer_room(server, "romeo-and-juliet", {"seed": 7})
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    sit(page, server + made["url"], "Rosa", made["seat"])
+    v = version(page)
+    page.locator("#board .cell.playable").first.click()
+    wait_version(page, v + 2)  # and the computer's first step
+    expect(page.locator("#board .cell.playable").first).to_be_visible()
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    gap = page.evaluate("""() => {
+      const wrap = document.querySelector('.rj-wrap').getBoundingClientRect();
+      const lines = document.querySelectorAll('svg.rj-overlay polyline.rj-line');
+      const pts = lines[lines.length - 1].getAttribute('points').trim().split(' ');
+      const [x, y] = pts[pts.length - 1].split(',').map(Number);
+      const r = document.querySelector('#board .cell.last-to .rj-romeo').getBoundingClientRect();
+      return Math.hypot(wrap.left + x - (r.left + r.right) / 2, wrap.top + y - (r.top + r.bottom) / 2);
+    }""")
+    assert gap < 2, f"the path ends {gap:.0f} px from its Romeo"
+    page.close()

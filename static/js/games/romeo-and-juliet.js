@@ -233,6 +233,14 @@ function lastMarks(b) {
   return [];
 }
 
+/** The centre of a Romeo `token` relative to `box` (its cell's place plus
+ * its own, without the transform of a walk under way). */
+function tokenCentre(token, box) {
+  const cell = token.offsetParent.getBoundingClientRect();
+  return [cell.left + token.offsetLeft + token.offsetWidth / 2 - box.left,
+    cell.top + token.offsetTop + token.offsetHeight / 2 - box.top];
+}
+
 // The path overlay: one SVG over the grid, in the grid's pixels.
 function drawOverlay(wrap, grid, cells, b) {
   const old = wrap.querySelector("svg.rj-overlay");
@@ -289,6 +297,9 @@ function drawOverlay(wrap, grid, cells, b) {
         cur.push(q);
       }
     }
+    // The path ends at the Romeo, which stands on its card's corner.
+    const token = cells[last.to].querySelector(".rj-romeo");
+    if (token && token.offsetParent) cur[cur.length - 1] = tokenCentre(token, box);
     strokes.push(cur);
   }
   strokes.forEach((pts, i) => {
