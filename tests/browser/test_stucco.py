@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from browserkit import computer_room, create_room, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
 
@@ -328,14 +329,19 @@ def test_arrow_keys_go_along_the_hand(server: str, browser: Browser) -> None:
         ctx.close()
 
 
+@pytest.mark.parametrize("size", [(390, 844), (375, 667)], ids=["390x844", "375x667"])
 def test_a_phone_shows_its_whole_hand_at_the_opening_pick(server: str, browser: Browser,
-                                                          artifacts: Path) -> None:
-    """At 390×844, seated against a computer player, the player's own 16 cards
-    are on the screen at the opening pick with the page at its top: the rule
-    of who starts is said once, beside the picks (new-user pass: the banner
-    said it too, and half the hand was below the fold)."""
+                                                          artifacts: Path, size: tuple[int, int]) -> None:
+    """At 390×844 and on a small phone (375×667), seated against a computer
+    player, the player's own 16 cards, every one of them a pick to tap, and
+    both picks' places are on the screen at the opening pick with the page at
+    its top: the rule of who starts is said once, beside the picks (new-user
+    pass: the banner said it too, and half the hand was below the fold; at
+    375×667 only its first row showed, until the picks and the opponent's
+    hand were drawn smaller there)."""
+    width, height = size
     made = computer_room(server, "stucco", {"seed": 5})
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=True, is_mobile=True)
     try:
         ctx.add_init_script("localStorage.setItem('cardboard.name', 'Ann')")
         page = ctx.new_page()
@@ -344,9 +350,10 @@ def test_a_phone_shows_its_whole_hand_at_the_opening_pick(server: str, browser: 
         page.wait_for_timeout(800)  # the join's smooth scroll is over
         page.evaluate("window.scrollTo(0, 0)")
         expect(page.locator("#banner")).not_to_contain_text("colour")
-        bottoms = page.evaluate("""() => [...document.querySelectorAll('.st-hand.st-bottom .card')]
+        expect(page.locator(".st-hand.st-bottom .card.st-playable")).to_have_count(16)
+        bottoms = page.evaluate("""() => [...document.querySelectorAll('.st-hand.st-bottom .card, .st-pick')]
           .map((c) => c.getBoundingClientRect().bottom)""")
-        assert len(bottoms) == 16 and max(bottoms) <= page.viewport_size["height"], bottoms  # type: ignore[index]
-        page.screenshot(path=str(artifacts / "stucco-phone-opening.png"))
+        assert len(bottoms) == 18 and max(bottoms) <= height, bottoms
+        page.screenshot(path=str(artifacts / f"stucco-phone-opening-{width}.png"))
     finally:
         ctx.close()
