@@ -3,7 +3,8 @@ its end by clicking the cards the board lights up (a face-down card to turn
 it up; a Jumper, then the square it lands on). The engine, replaying the same
 moves, is the oracle: before every turn the lit cards are exactly the legal
 moves, and after it every page shows that seat's view (cells, region, locks).
-Phone-sized pages and the Big board are checked for sideways scrolling.
+Phone-sized pages and the Big board are checked for sideways scrolling, and
+the Big board's cards for their size in a laptop's window.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from browserkit import check_coords, create_room, lit, press, settled_shot, sit, version, wait_version
+from browserkit import (
+    check_coords,
+    computer_room,
+    create_room,
+    lit,
+    press,
+    settled_shot,
+    sit,
+    version,
+    wait_version,
+)
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engine.match import Match
@@ -316,6 +327,45 @@ def test_the_big_board_fits_a_phone_and_a_desktop(server: str, browser: Browser,
     settled_shot(watcher, artifacts / "suitors-big-desktop.png")
     assert errors == []
     for ctx in [*ctxs, desk]:
+        ctx.close()
+
+
+BIG_LAYOUT_JS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const shown = [...document.querySelectorAll('#board .su-cell'), document.querySelector('.su-status'),
+                 document.querySelector('#board-extra .su-legend')].map(box);
+  return {
+    card: box(document.querySelector('#board .su-cell .card')).width,
+    inside: shown.every((r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth),
+    logTop: box(document.querySelector('#log')).top,
+  };
+}"""
+
+
+def test_the_big_board_fills_a_laptop_window(server: str, browser: Browser, artifacts: Path) -> None:
+    """On a laptop the Big board's cards are as large as the window's height
+    allows, with every card, the status line and the legend in the window
+    (new-user pass: at 1366×768 its cards were 31 px wide, a third of the
+    window's height left to the status line, the legend and empty felt)."""
+    made = computer_room(server, "suitors", {"seed": 8, "players": 4, "variant": "big"})
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        page = ctx.new_page()
+        sit(page, server + made["url"], "Ann", made["seat"])
+        expect(page.locator("#banner")).to_contain_text("Your turn")
+        # (window, the narrowest card it must show; 31, 30 and 55 px before)
+        for (width, height), least in (((1366, 768), 39), ((1280, 720), 35), ((1920, 1080), 60)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.evaluate("() => scrollTo(0, 0)")
+            got = page.evaluate(BIG_LAYOUT_JS)
+            assert got["card"] >= least, (width, height, got)
+            assert got["inside"], (width, height, got)
+            _no_sideways_scroll(page)
+            settled_shot(page, artifacts / f"suitors-big-{width}x{height}.png")
+            if width == 1366:
+                # Two columns of side panels beside it: the moves log is in view too.
+                assert got["logTop"] < height - 100, got
+    finally:
         ctx.close()
 
 
