@@ -4,7 +4,8 @@ it up; a Jumper, then the square it lands on). The engine, replaying the same
 moves, is the oracle: before every turn the lit cards are exactly the legal
 moves, and after it every page shows that seat's view (cells, region, locks).
 Phone-sized pages and the Big board are checked for sideways scrolling, and
-the Big board's cards for their size in a laptop's window.
+the Big board's cards for their size in a laptop's window; a phone's region
+marking for its colour and edge.
 """
 
 from __future__ import annotations
@@ -366,6 +367,74 @@ def test_the_big_board_fills_a_laptop_window(server: str, browser: Browser, arti
                 # Two columns of side panels beside it: the moves log is in view too.
                 assert got["logTop"] < height - 100, got
     finally:
+        ctx.close()
+
+
+REGION_JS = """() => {
+  const rgb = (text) => (text.match(/rgba?\\([^)]*\\)/g) || [])
+    .map((c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number));
+  const mean = (cs) => [0, 1, 2].map((i) => cs.reduce((sum, c) => sum + c[i], 0) / cs.length);
+  const paint = (card) => {
+    const s = getComputedStyle(card);
+    const face = s.backgroundImage === 'none' ? s.backgroundColor : s.backgroundImage; // the gradient's stops
+    return { face: mean(rgb(face)), edge: rgb(s.borderTopColor)[0], edgeWidth: parseFloat(s.borderTopWidth),
+             shadow: s.boxShadow };
+  };
+  const mine = document.querySelector('#board .su-cell.su-mine:not(.playable) .card')
+    || document.querySelector('#board .su-cell.su-mine .card');
+  const other = document.querySelector('#board .su-cell:not(.su-mine):not(.su-unused) .card:not(.back)');
+  const lit = document.querySelector('#board .su-cell.su-mine.playable .card');
+  // The corner index of the region's card is what shows at its place: no mark covers it.
+  const corner = mine.querySelector('.corner').getBoundingClientRect();
+  const top = document.elementFromPoint((corner.left + corner.right) / 2, (corner.top + corner.bottom) / 2);
+  const accent = rgb(getComputedStyle(document.documentElement).getPropertyValue('--accent').replace(
+    /#(..)(..)(..)/, (_, r, g, b) => `rgb(${parseInt(r, 16)}, ${parseInt(g, 16)}, ${parseInt(b, 16)})`))[0];
+  return { mine: paint(mine), other: paint(other), lit: paint(lit), accent, cornerShows: mine.contains(top) };
+}"""
+
+
+def _colour_gap(a: list[float], b: list[float]) -> float:
+    """How far apart two RGB colours are (0 to 441)."""
+    return float(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** .5)
+
+
+def test_a_phone_marks_your_region_on_its_cards(server: str, browser: Browser, artifacts: Path) -> None:
+    """On a phone the cards of your connected region are set apart from the
+    other face-up cards by their own colour and a thick edge of a colour that
+    is not the lit cards' gold, their faces uncovered and a lit Jumper's glow
+    kept (new-user pass: the region's faint wash showed only in the 2 px gaps
+    between cards, so a player could not tell which cards were theirs)."""
+    seed = 3
+    url = create_room(server, "suitors", {"seed": seed, "auto_pass": False})
+    ctxs, pages, errors = _table(browser, url, ("JS", "JC"), 390)
+    state = _start(seed, {})
+    # Each seat turns up cards until the one to move has a region of three
+    # cards or more and a Jumper in it.
+    while True:
+        legal = GAME.legal_moves(state, state.mover)
+        if any("-" in m for m in legal) and len(GAME.view(state, state.mover)["connected"][state.mover]) >= 3:
+            break
+        move = min(m for m in legal if m.startswith("reveal "))
+        page = pages[state.mover]
+        v = version(page)
+        _cell(page, move[7:]).tap()
+        state = GAME.apply(state, state.mover, move)
+        for pg in pages.values():
+            wait_version(pg, v + 1)
+    page = pages[state.mover]
+    page.set_viewport_size({"width": 390, "height": 844})
+    got = page.evaluate(REGION_JS)
+    mine, other, lit_card = got["mine"], got["other"], got["lit"]
+    assert _colour_gap(mine["face"], other["face"]) >= 25, got  # a tint of its own (the same cream before)
+    assert mine["edgeWidth"] >= 2 and mine["edge"] != other["edge"], got  # an edge (1 px of grey before)
+    assert _colour_gap(mine["edge"], got["accent"]) >= 100, got  # ... unlike the lit cards' gold
+    assert got["cornerShows"], got
+    # A lit Jumper of the region keeps its gold ring and glow outside that edge.
+    ring = "rgb({}, {}, {})".format(*got["accent"])
+    assert lit_card["shadow"].startswith(ring) and lit_card["edge"] == mine["edge"], got
+    settled_shot(page, artifacts / "suitors-phone-region.png")
+    assert errors == []
+    for ctx in ctxs:
         ctx.close()
 
 
