@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -242,6 +243,19 @@ def test_rules_page(client: TestClient, game: str) -> None:
     r = client.get(f"/rules/{game}")
     assert r.status_code == 200
     assert GAMES[game].info.title in r.text
+
+
+def test_suitors_rules_shade_a_region_as_the_board_does(client: TestClient) -> None:
+    """The rules page's diagrams draw a connected region's cards with the
+    edge colour the board gives them (static/css/site.css), so that a player
+    who reads the rules knows the region on the table."""
+    css = (Path(__file__).resolve().parents[2] / "static/css/site.css").read_text()
+    rule = re.search(r"\.su-cell\.su-mine \.card[^{]*\{([^}]*)\}", css)
+    assert rule is not None, "the board's rule for region cards"
+    edge = re.search(r"border:\s*2px solid (#[0-9a-f]{6})", rule.group(1))
+    assert edge is not None, rule.group(1)
+    page = client.get("/rules/suitors").text
+    assert f'stroke="{edge.group(1)}"' in page
 
 
 def test_unknown_rules_page_is_404(client: TestClient) -> None:
