@@ -10,6 +10,7 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from websockets.sync.client import connect
 
 
 def post_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -36,6 +37,49 @@ def computer_room(base: str, game: str, options: dict[str, Any] | None = None,
     if levels:
         bots["levels"] = levels
     return post_room(base, {"game": game, "options": options or {}, "bots": bots})
+
+
+def finished_record(game: str, options: dict[str, Any] | None = None, seed: int = 0) -> str:
+    """The record of a whole match of ``game`` played by the engine alone,
+    every move chosen at random (``random.Random(seed)``, the deals from
+    ``seed`` too): a review to open without playing it on a server."""
+    from engine.match import Match
+    from engine.record import write_record
+
+    m = Match.new(game, options or {}, seed)
+    rng = random.Random(seed)
+    while not m.over:
+        if m.deal_over:
+            m = m.next_deal()
+            continue
+        seat = m.game.to_move(m.state)[0]
+        m = m.play(seat, rng.choice(m.game.legal_moves(m.state, seat)))
+    return write_record(m)
+
+
+def finish_over_socket(base: str, game: str, levels: dict[str, str] | None = None,
+                       **options: Any) -> tuple[dict[str, Any], str]:
+    """A whole match against computer players, the person's moves chosen at
+    random over the websocket; returns the room made and the match id."""
+    made = computer_room(base, game, options, levels)
+    rng = random.Random(4)
+    with connect(base.replace("http", "ws", 1) + "/ws/" + made["room"]) as ws:
+        ws.send(json.dumps({"type": "join", "seat": made["seat"], "name": "Ann"}))
+        acted = -1
+        for _ in range(5000):
+            frame = json.loads(ws.recv(timeout=30))
+            if frame["type"] != "state" or frame["version"] <= acted:
+                continue
+            if frame["phase"] == "match_over":
+                return made, frame["view"]["match_id"]
+            if frame["phase"] == "deal_over" and frame["you"]:
+                ws.send(json.dumps({"type": "next_deal", "version": frame["version"]}))
+                acted = frame["version"]
+            elif frame["legal_moves"]:
+                ws.send(json.dumps({"type": "move", "move": rng.choice(frame["legal_moves"]),
+                                    "version": frame["version"]}))
+                acted = frame["version"]
+    raise AssertionError("the match did not end")
 
 
 def create_room(base: str, game: str, options: dict[str, Any] | None = None) -> str:

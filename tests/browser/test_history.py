@@ -13,9 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import computer_room, play_turns, settled_shot, violations, wait_version, watched
+from browserkit import (
+    computer_room,
+    finish_over_socket,
+    finished_record,
+    play_turns,
+    settled_shot,
+    violations,
+    wait_version,
+    watched,
+)
 from playwright.sync_api import Browser, Page, Route, expect
-from websockets.sync.client import connect
 
 DESKTOP = {"viewport": {"width": 1366, "height": 768}}
 PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True}
@@ -35,31 +43,6 @@ def api(base: str, path: str, body: dict[str, Any] | None = None) -> Any:
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.load(r)
-
-
-def finish_over_socket(base: str, game: str, levels: dict[str, str] | None = None,
-                       **options: Any) -> tuple[dict[str, Any], str]:
-    """A whole match against computer players, the person's moves chosen at
-    random over the websocket; returns the room made and the match id."""
-    made = computer_room(base, game, options, levels)
-    rng = random.Random(4)
-    with connect(base.replace("http", "ws", 1) + "/ws/" + made["room"]) as ws:
-        ws.send(json.dumps({"type": "join", "seat": made["seat"], "name": "Ann"}))
-        acted = -1
-        for _ in range(5000):
-            frame = json.loads(ws.recv(timeout=30))
-            if frame["type"] != "state" or frame["version"] <= acted:
-                continue
-            if frame["phase"] == "match_over":
-                return made, frame["view"]["match_id"]
-            if frame["phase"] == "deal_over" and frame["you"]:
-                ws.send(json.dumps({"type": "next_deal", "version": frame["version"]}))
-                acted = frame["version"]
-            elif frame["legal_moves"]:
-                ws.send(json.dumps({"type": "move", "move": rng.choice(frame["legal_moves"]),
-                                    "version": frame["version"]}))
-                acted = frame["version"]
-    raise AssertionError("the match did not end")
 
 
 def step_of(page: Page) -> int:
@@ -419,19 +402,9 @@ def test_a_review_open_when_the_next_deal_starts_gives_way_to_the_table(server: 
 def drawn_romeo_and_juliet() -> str:
     """The record of a finished match of Romeo and Juliet (random play from
     seed 0, drawn at its turn limit)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from engine.match import Match
-    from engine.record import write_record
-
-    m = Match.new("romeo-and-juliet", {}, 0)
-    rng = random.Random(0)
-    while not m.over:
-        seat = m.game.to_move(m.state)[0]
-        m = m.play(seat, rng.choice(m.game.legal_moves(m.state, seat)))
-    assert len(m.winners()) == 2  # a draw
-    return write_record(m)
+    record = finished_record("romeo-and-juliet")
+    assert '[Result "red black"]' in record  # a draw: both win
+    return record
 
 
 def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browser) -> None:
