@@ -430,9 +430,9 @@ def test_a_drawn_game_reads_as_a_draw_in_its_review(server: str, browser: Browse
 
 def test_a_romeo_and_juliet_review_fits_a_laptop_window(server: str, browser: Browser) -> None:
     """On a 1366×768 laptop the whole 7×7 layout of a Romeo and Juliet
-    review is in the window, below the controls, without scrolling: no room
-    is kept above it for the Joker prompt of play (nothing is chosen in a
-    review). It ran 51 px below the window, under 108 px of status."""
+    review is in the window, and the controls beside it, without scrolling:
+    no room is kept above it for the Joker prompt of play (nothing is chosen
+    in a review). It ran 51 px below the window, under 108 px of status."""
     ctx = browser.new_context(**DESKTOP)
     page = ctx.new_page()
     page.goto(server + "/")
@@ -445,7 +445,7 @@ def test_a_romeo_and_juliet_review_fits_a_laptop_window(server: str, browser: Br
       return { board: r('.review-board .board').bottom, status: r('.review-board .rj-status').height,
                controls: r('.review-controls').bottom, top: r('.review-board .board').top, y: scrollY };
     }""")
-    assert box["y"] == 0 and box["controls"] < box["top"], box
+    assert box["y"] == 0 and box["controls"] <= DESKTOP["viewport"]["height"], box
     assert box["board"] <= DESKTOP["viewport"]["height"], box
     assert box["status"] < 70, box  # the two status lines only
     ctx.close()

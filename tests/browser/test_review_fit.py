@@ -23,6 +23,8 @@ SIZES = {"1366x768": (1366, 768), "1280x720": (1280, 720), "1920x1080": (1920, 1
 SEVEN = {"1366x768": 47, "1280x720": 42, "1920x1080": 78, "390x844": 45}
 CASES: dict[str, tuple[str, dict[str, Any], dict[str, int]]] = {
     "get-stuck": ("get-stuck", {"deals": 2}, SEVEN),
+    # Twenty deal buttons fill their row: the match's actions must not make another above the layout.
+    "get-stuck-20-deals": ("get-stuck", {"deals": 20}, SEVEN),
     "get-stuck-4": ("get-stuck-4", {}, SEVEN),
     "romeo-and-juliet": ("romeo-and-juliet", {}, SEVEN),
     "suitors": ("suitors", {}, {"1366x768": 68, "1280x720": 61, "1920x1080": 74, "390x844": 35}),
