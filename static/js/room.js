@@ -911,8 +911,11 @@ function renderScores() {
   const v = state.view;
   const sides = v.sides.map((s) => s.side);
   const table = el("table");
+  // The column of Review buttons only once a deal has ended: until then its
+  // room goes to the players' names (four of them in a side panel 300 px wide).
+  const review = v.history.length ? (cell) => [cell] : () => [];
   table.append(el("thead", {}, el("tr", {}, el("th", {}, Noun()), ...sides.map((s) => el("th", {}, sideName(s))),
-    el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
+    ...review(el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review"))))));
   const body = el("tbody");
   for (const h of v.history) {
     body.append(el("tr", {}, el("td", {}, String(h.deal)),
@@ -926,7 +929,7 @@ function renderScores() {
   }
   table.append(body);
   table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))),
-    el("td", { class: "review-cell" }))));
+    ...review(el("td", { class: "review-cell" })))));
   els.scores.replaceChildren(table);
   const more = renderer.matchNote ? renderer.matchNote(state) : "";
   if (more) els.scores.append(el("p", { class: "sub" }, more));
