@@ -409,8 +409,8 @@ def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser, co
                                               artifacts: Path, viewport: dict[str, int]) -> None:
     """On a laptop the whole board shows without scrolling, from the page's
     top: its last row (in Romeo and Juliet, below the status box and turn
-    count) and Suitors' colour legend under it; and it is as big as that
-    allows."""
+    count) and Suitors' colour legend under it (beside it, with the status
+    line, on the Big board); and it is as big as that allows."""
     for game, options, cols, least in FIT_GAMES:
         made = bot_room(server, game, {**options, "seed": 4})
         page = new_page(browser, contexts, viewport=viewport, scripts=(remember("Ann"),))
@@ -421,16 +421,19 @@ def test_the_grid_layouts_fill_a_laptop_window(server: str, browser: Browser, co
         got = page.evaluate("""() => {
           const box = (s) => document.querySelector(s)?.getBoundingClientRect() || null;
           return { board: box('#board .board'), table: box('.table'), side: box('.side'),
-                   legend: box('#board .su-legend'), height: window.innerHeight };
+                   legend: box('.table .su-legend'), beside: box('.su-w11 > .su-status'),
+                   height: window.innerHeight };
         }""")
         board, table, side, legend = got["board"], got["table"], got["side"], got["legend"]
+        # The Big board's status line and legend stand in a column beside it.
+        beside = got["beside"]["width"] + 14 if options.get("variant") == "big" else 0
         where = (game, options, got)
         # The board is as tall as the window allows (its last row in view) ...
         assert board["bottom"] <= got["height"], where
         assert legend is None or legend["bottom"] <= got["height"], where
         assert board["height"] >= 0.56 * got["height"], where
         # ... and the table is no wider than it needs: the panels take the rest.
-        assert table["width"] <= board["width"] + 180, where
+        assert table["width"] <= board["width"] + beside + 180, where
         assert side["left"] >= table["right"], where
         assert board["width"] / cols >= least, where
         label = f"{game}-{'-'.join(map(str, options.values())) or 'default'}"
