@@ -58,6 +58,9 @@ def open_record(page: Page, server: str, record: str) -> None:
     page.fill("#record-text", record)
     page.click(".record-form button[type=submit]")
     page.wait_for_url("**/review")
+    # Shown: until then the page may still write its first position (#deal1-move0)
+    # into the address, over the one a test goes to next.
+    expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
 
 
 @pytest.mark.parametrize("case", list(CASES))
