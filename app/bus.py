@@ -229,6 +229,7 @@ class RedisBus:
     async def open(self, lobby: Lobby) -> None:
         self.lobby = lobby
         self.redis_presence.poke = lobby.bots.poke
+        self.redis_presence.rooms = self._rooms
         self.redis_presence.start()
         await self._beat_once(first=True)
         loop = asyncio.get_running_loop()
@@ -246,8 +247,11 @@ class RedisBus:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks = []
         await self.redis_presence.stop()
+        # Out of the heartbeats, with whatever presence of this process is
+        # still written (a closing written while Redis could not take it would
+        # be counted for ever: no one buries a process that is not listed).
         with contextlib.suppress(RedisError):
-            await self.client.zrem(self._key("procs"), self.proc)
+            await self.redis_presence.bury(self.proc, 2**53)
 
     # ---- commits and presence -------------------------------------------------------------
     async def _listen(self, subscribed: asyncio.Future[None]) -> None:
@@ -406,7 +410,7 @@ class RedisBus:
         no two processes go on serving different tables of one room."""
         if self.closing:
             return
-        rooms = [r for r in (self._room(i) for i in self._ids()) if r is not None]
+        rooms = self._rooms()
         for room in rooms:
             self.sync(room, None, check=True)
             self.read_notes(room)
@@ -414,6 +418,10 @@ class RedisBus:
 
     def _ids(self) -> list[str]:
         return self.lobby.store.ids() if self.lobby is not None else []
+
+    def _rooms(self) -> list[Room]:
+        """The rooms this process has loaded."""
+        return [r for r in (self._room(i) for i in self._ids()) if r is not None]
 
     async def loaded(self, room: Room) -> None:
         try:

@@ -31,7 +31,9 @@ script (:meth:`RedisPresence.bury`).
 The writes of one process go through one queue, in order, so that a refresh
 never reads the hashes before this process's own earlier writes; a refresh
 read before one of them (queued earlier) does not count against the seat
-that write takes.
+that write takes. A write that fails (Redis down or stalled) is not retried
+as it was: the process writes its whole presence again once Redis answers
+(:meth:`RedisPresence.reassert`), which also takes out what closed meanwhile.
 """
 
 from __future__ import annotations
@@ -129,10 +131,51 @@ redis.call('DEL', KEYS[1])
 return #rooms
 """
 """KEYS: the dead process's rooms, channel, procs; ARGV: prefix, dead
-process, unix time, heartbeat cutoff (ms). Only if the process's heartbeat
+process, unix time, heartbeat cutoff (ms; a process stopping buries itself
+with a cutoff no heartbeat reaches). Only if the process's heartbeat
 is still older than the cutoff, it is removed and buried at once (a process
 that beat since, perhaps writing its presence again, keeps it). (Room keys
 are built in the script: one Redis, not a cluster.)"""
+
+
+_ASSERT = """
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  redis.call('SREM', KEYS[3], ARGV[2])
+  return 0
+end
+local n = tonumber(ARGV[4])
+local open, held = {}, {}
+for i = 5, 4 + 2 * n, 2 do open[ARGV[i]] = ARGV[i + 1] end
+for i = 5 + 2 * n, #ARGV, 2 do held[ARGV[i]] = ARGV[i + 1] end
+local mine = ARGV[1] .. ':'
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, #mine) == mine and not open[field] then redis.call('HDEL', KEYS[1], field) end
+end
+for field, value in pairs(open) do redis.call('HSET', KEYS[1], field, value) end
+local own = ARGV[1] .. ' '
+local s = redis.call('HGETALL', KEYS[2])
+for i = 1, #s, 2 do
+  if not held[s[i]] and string.sub(s[i + 1], 1, #own) == own then
+    redis.call('HSET', KEYS[2], s[i], '- ' .. ARGV[3])
+  end
+end
+for seat, value in pairs(held) do redis.call('HSET', KEYS[2], seat, value) end
+if n > 0 then redis.call('SADD', KEYS[3], ARGV[2]) else redis.call('SREM', KEYS[3], ARGV[2]) end
+redis.call('PUBLISH', KEYS[4], 'p ' .. ARGV[2])
+return 1
+"""
+"""KEYS: conns, seats, proc rooms, channel, the room's meta; ARGV: process,
+room id, unix time, n, then n pairs (connection field, value) for this
+process's connections open on the room, then pairs (seat, value) for the
+seats they hold. Makes the room's presence say exactly that of this process:
+its other connections are taken out and its other seats marked away (their
+closing was written while Redis could not take it), and the room is in (or
+out of) the process's rooms. A room Redis no longer holds keeps none."""
+
+REPAIR_SECONDS = (0.5, 30.0)
+"""After a presence write failed, the whole presence is written again in
+0.5 s, then, while that fails too, after twice as long each time, up to 30 s."""
 
 
 class RedisPresence:
@@ -155,6 +198,12 @@ class RedisPresence:
         of a process in ``dead`` left out, by id: read again once one of
         those processes is no longer dead (:meth:`lapsed`)."""
         self.poke: Callable[[Room], None] = lambda room: None
+        self.rooms: Callable[[], list[Room]] = list
+        """The rooms this process has loaded (given by :mod:`app.bus`)."""
+        self._repair_in = REPAIR_SECONDS[0]
+        self._repair: asyncio.TimerHandle | None = None
+        self._failing = False
+        self._refreshing: set[str] = set()
         self._ids: dict[Connection, str] = {}
         self._count = itertools.count(1)
         self._queue: asyncio.Queue[Callable[[], Awaitable[Any]]] = asyncio.Queue()
@@ -167,6 +216,7 @@ class RedisPresence:
         self._unseated = client.register_script(_UNSEATED)
         self._named = client.register_script(_NAMED)
         self._bury = client.register_script(_BURY)
+        self._assert = client.register_script(_ASSERT)
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -177,6 +227,9 @@ class RedisPresence:
 
     async def stop(self) -> None:
         """Finish the writes queued, then stop."""
+        if self._repair is not None:
+            self._repair.cancel()
+            self._repair = None
         if self._worker is None:
             return
         with contextlib.suppress(asyncio.TimeoutError):
@@ -192,12 +245,25 @@ class RedisPresence:
             try:
                 await job()
             except RedisError as exc:
-                log.warning("presence: Redis is unreachable (%s); it is written again once it is back",
-                            exc)
+                self._lost(exc)
             except Exception:
                 log.exception("presence: a write failed")
             finally:
                 self._queue.task_done()
+
+    def _lost(self, exc: RedisError) -> None:
+        """A write or read failed: the whole presence is written and read
+        again once Redis answers (:data:`REPAIR_SECONDS`)."""
+        if not self._failing:
+            log.warning("presence: Redis is unreachable (%s); it is written again once it is back", exc)
+            self._failing = True
+        if self._repair is None and self._worker is not None:
+            delay, self._repair_in = self._repair_in, min(REPAIR_SECONDS[1], self._repair_in * 2)
+            self._repair = asyncio.get_running_loop().call_later(delay, self._try_repair)
+
+    def _try_repair(self) -> None:
+        self._repair = None
+        self.reassert(self.rooms())
 
     def _do(self, job: Callable[[], Awaitable[Any]]) -> int:
         """Queue ``job``; returns its number (jobs run in that order)."""
@@ -251,8 +317,15 @@ class RedisPresence:
     # ---- reading ----------------------------------------------------------------------------
     def refresh(self, room: Room) -> None:
         """Read ``room``'s presence again (after this process's queued
-        writes) and apply it: see :meth:`apply`."""
+        writes) and apply it: see :meth:`apply`. Not queued again while a
+        read of the room waits in the queue: that one reads after whatever
+        asked for this one (a flood of changes queues one read per room)."""
+        if room.id in self._refreshing:
+            return
+        self._refreshing.add(room.id)
+
         async def job() -> None:
+            self._refreshing.discard(room.id)
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(self._key("room", room.id, "seats"))
                 pipe.hgetall(self._key("room", room.id, "conns"))
@@ -349,15 +422,39 @@ class RedisPresence:
         return None if rooms is None else int(rooms)
 
     def reassert(self, rooms: list[Room]) -> None:
-        """Write this process's connections and seats again (after Redis lost
-        them, or after this process was taken for dead), then read every
-        room's presence again."""
-        for room in rooms:
-            for conn in list(room.connections):
-                self.attached(room, conn)
-            for seat, conn in list(room.seat_conn.items()):
-                self.seated(room, conn, seat)
-            self.refresh(room)
+        """Write this process's presence again as it is (after Redis lost
+        writes, or after this process was taken for dead): in each of
+        ``rooms`` and each room Redis lists for this process, its open
+        connections and the seats they hold, and nothing else of it (what
+        closed meanwhile is taken out); then read every room's presence
+        again. If that fails too, it is tried again later."""
+        loaded = {room.id: room for room in rooms if not room.closed}
+
+        async def job() -> None:
+            listed = await self.client.smembers(self._key("proc", self.proc, "rooms"))
+            now = repr(time.time())
+            for room_id in sorted(set(loaded) | {str(r) for r in listed}):
+                room = loaded.get(room_id)
+                conns = list(room.connections) if room is not None else []
+                seated = list(room.seat_conn.items()) if room is not None else []
+                opened = [(f"{self.proc}:{self.conn_id(c)}", _watcher(room.watch_names.get(c)))
+                          for c in conns if room is not None]
+                held = [(seat, self._mine(c)) for seat, c in seated]
+                keys = [self._key("room", room_id, "conns"), self._key("room", room_id, "seats"),
+                        self._key("proc", self.proc, "rooms"), self.channel,
+                        self._key("room", room_id, "meta")]
+                args = [self.proc, room_id, now, str(len(opened)),
+                        *(x for pair in opened for x in pair), *(x for pair in held for x in pair)]
+                await self._assert(keys=keys, args=args)
+                for _, conn in seated:
+                    self._seated_at[conn] = number
+            if self._failing:
+                log.warning("presence: Redis answers again; this process's presence is written again")
+            self._failing = False
+            self._repair_in = REPAIR_SECONDS[0]
+            for room in loaded.values():
+                self.refresh(room)
+        number = self._do(job)
 
 
 def _watcher(name: str | None) -> str:

@@ -872,8 +872,9 @@ class Room:
         left out (the spectator is counted, unnamed): "watching: Ann" beside
         Ann's seat read as Ann watching herself, after someone else was
         refused her name. Spectators connected to other processes count too
-        (``remote_spectators``), and the names are sorted, so that every
-        process lists the same."""
+        (``remote_spectators``), and the names are sorted (by
+        :func:`app.protocol.name_key`, then as written), so that every process
+        lists the same."""
         watching = [c for c in self.connections if c.seat is None]
         names = [n for c in watching if (n := self.watch_names.get(c)) is not None]
         remote = self.remote_spectators
@@ -882,7 +883,7 @@ class Room:
         if names:  # most rooms have none: nothing more to do with every state
             seated = {name_key(h.name) for _, h in self.table.holders if h.name is not None}
             names = sorted((n for n in names if name_key(n) not in seated and not computer_like(n)),
-                           key=name_key)
+                           key=lambda n: (name_key(n), n))
         return {"count": len(watching) + len(remote), "names": names[:SPECTATOR_NAMES]}
 
     def chat_view(self) -> dict[str, Any]:
@@ -1014,6 +1015,8 @@ class Room:
     def watch(self, conn: Connection, name: str | None) -> None:
         """``conn`` shows as ``name`` (already cleaned) while it watches, or
         with no name (``None``). Presence: no version."""
+        if self.watch_names.get(conn) == name:
+            return  # nothing to tell (a page may say its name again and again)
         if name is None:
             self.watch_names.pop(conn, None)
         else:

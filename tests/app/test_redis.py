@@ -11,6 +11,7 @@ without ``/usr/bin/redis-server`` they skip, or fail when required
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -1158,6 +1159,8 @@ class TwoProcesses:
             self.buses.append(bus)
             self.rooms.append(room)
         self.a, self.b = self.buses
+        # The room as Redis storage would hold it: presence is kept only for such rooms.
+        await self.a.client.hset(f"cb:room:{self.ROOM}:meta", "game", "get-stuck")
         ann, bob, watcher = TextConn(), TextConn(), TextConn()
         self.rooms[0].attach(ann)
         self.rooms[0]._sit(ann, "red")
@@ -1223,6 +1226,86 @@ def test_a_process_taken_for_dead_shows_connected_again(tmp_path: Path) -> None:
             await a._beat_once()
             assert a.redis_presence.dead == set()
             await t.settled()
+            assert t.shown_on_a()
+            await t.close()
+
+        asyncio.run(main())
+
+
+def test_presence_written_while_redis_was_down_is_mended_once_it_is_back(tmp_path: Path) -> None:
+    """Redis stops; meanwhile Bob (seated on B) and B's spectator, who gave a
+    name, close, and their closing cannot be written. Once Redis is back, B
+    writes its whole presence again by itself (no lost subscription is heard
+    here: nothing runs but the presence writers), and A then shows Bob away
+    and nobody watching through B (break-it pass: they were counted for
+    ever, and a room of computer players went on playing to nobody)."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            for bus in t.buses:
+                bus.redis_presence.rooms = bus._rooms
+            a_room, b_room = t.rooms
+            bob = b_room.seat_conn["black"]
+            watcher = next(c for c in b_room.connections if c is not bob)
+            b_room.watch(watcher, "Zoe")
+            await t.settled(t.a)
+            assert a_room.remote_spectators == ("Zoe",) and a_room.connected("black")
+            redis.stop()
+            b_room.detach(watcher)
+            b_room.detach(bob)
+            await t.b.redis_presence._queue.join()  # both writes fail
+            restart(redis)
+            deadline = time.monotonic() + 20
+            while a_room.connected("black") or a_room.remote_watchers:
+                assert time.monotonic() < deadline, (a_room.remote_spectators, a_room.remote_seats)
+                await asyncio.sleep(0.2)
+                with contextlib.suppress(RedisError):
+                    await t.settled(t.a)
+            assert "black" in a_room.away_since and a_room.remote_spectators == ()
+            await t.close()
+
+        asyncio.run(main())
+
+
+def test_a_process_stopping_takes_out_whatever_presence_it_left(tmp_path: Path) -> None:
+    """A connection of B's whose closing was never written (a ghost) is
+    counted by A until B stops: B then takes out all of its presence, since
+    nobody buries a process that is no longer among the heartbeats."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            a_room = t.rooms[0]
+            await t.a.client.hset(f"cb:room:{t.ROOM}:conns", f"{t.b.proc}:999", "n Ghost")
+            await t.settled(t.a)
+            assert "Ghost" in a_room.remote_spectators and a_room.remote_watchers == 3
+            await t.b.close()
+            await t.settled(t.a)
+            assert a_room.remote_watchers == 0 and not a_room.connected("black")
+            fields = await t.a.client.hkeys(f"cb:room:{t.ROOM}:conns")
+            assert fields and not any(str(f).startswith(f"{t.b.proc}:") for f in fields), fields
+            await t.a.close()
+            for store in t.stores:
+                await store.close()
+
+        asyncio.run(main())
+
+
+def test_a_flood_of_presence_changes_queues_one_read_per_room(tmp_path: Path) -> None:
+    """Hundreds of ``p {room}`` heard while a read of the room waits in the
+    presence queue add no other read (break-it pass: a flood of ``watch``
+    in one room delayed presence in every room of the process by 30 s)."""
+    with redis_server(tmp_path) as redis:
+        async def main() -> None:
+            t = TwoProcesses()
+            await t.open(redis.url)
+            presence = t.a.redis_presence
+            queued = presence._queue.qsize()
+            for _ in range(300):
+                t.a._on(f"p {t.ROOM}")
+            assert presence._queue.qsize() - queued <= 1
+            await t.settled(t.a)
             assert t.shown_on_a()
             await t.close()
 

@@ -451,3 +451,17 @@ def test_a_table_remembers_its_last_earlier_matches() -> None:
     assert [e.number for e in table.earlier] == list(range(6, EARLIER_KEPT + 6))
     assert table.match_id == f"m{EARLIER_KEPT + 5}"
     assert all(e.totals == (("red", 0), ("black", 0)) and e.winners == () for e in table.earlier)
+
+
+@pytest.mark.parametrize(("here", "there"), [("ann", "Ann"), ("Ann", "ann"), ("Zoe", "Ｚoe")])
+def test_spectator_names_are_listed_alike_on_every_process(here: str, there: str) -> None:
+    """Two names that differ only by case or width (the same ``name_key``),
+    one watching through this process and one through another: every
+    process lists them in one order (break-it pass: each listed its own
+    first, and at the 20-name cut the two showed different names)."""
+    room, _ = seated_room()
+    watcher = FakeConn()
+    room.attach(watcher)
+    room.watch(watcher, here)
+    room.remote_spectators = (there,)
+    assert room.spectators_view() == {"count": 2, "names": sorted([here, there])}
