@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
@@ -40,7 +39,7 @@ from app.history import History, Reviewed, deal_review, match_review, read
 from app.limits import excerpt
 from app.lobby import EVICT_AGE, ComputersBusy, Lobby, LobbyFull, TooManyRooms, Unavailable
 from app.logs import get_logger, install_log_filters
-from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level
+from app.protocol import BOT_LEVELS, DEFAULT_LEVEL, DealReview, MatchReview, check_level, too_many_digits
 from app.security import guard_sockets, openapi_url, protect
 from app.settings import Settings, get_settings
 from app.storage import Storage, StorageError
@@ -126,10 +125,6 @@ class RecordText(BaseModel):
 
 NOT_JSON = "the body must be a JSON object in UTF-8"
 """What a request whose body is not JSON at all is told (422)."""
-TOO_MANY_DIGITS = (f"a number in the body has more than {sys.get_int_max_str_digits():,} digits;"
-                   " no option takes one that long")
-"""What a body with a number too long to read is told (422), rather than
-that it is not JSON."""
 ROBOTS = ("User-agent: *\nDisallow: /r/\nDisallow: /m/\nDisallow: /api/\nDisallow: /ws/\n"
           "Disallow: /review\n")
 """``/robots.txt``: rooms, match pages, the API and the review page stay out
@@ -270,10 +265,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             # FastAPI's answer to a body it cannot decode (not UTF-8, nested
             # too deep, a number longer than Python reads): a bad body, like
             # any other (docs/protocol.md).
-            cause = exc.__cause__
-            if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
-                return JSONResponse({"detail": TOO_MANY_DIGITS}, status_code=422)
-            return JSONResponse({"detail": NOT_JSON}, status_code=422)
+            digits = exc.__cause__ and too_many_digits("the body", exc.__cause__)
+            return JSONResponse({"detail": digits or NOT_JSON}, status_code=422)
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
                             headers=getattr(exc, "headers", None))
 

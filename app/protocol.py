@@ -11,6 +11,7 @@ Server frames are built as :class:`StateFrame`, :class:`JoinedFrame`,
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -351,6 +352,16 @@ CLIENT_FRAMES: dict[str, type[_ClientFrame]] = {
 }
 
 
+def too_many_digits(where: str, exc: BaseException) -> str | None:
+    """If ``exc`` is Python refusing to read a number of more digits than
+    ``sys.get_int_max_str_digits`` (valid JSON all the same), a sentence
+    saying so about ``where`` ("the body", "the frame"); else ``None``."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return (f"a number in {where} has more than {sys.get_int_max_str_digits():,} digits;"
+                " nothing here takes one that long")
+    return None
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -398,7 +409,8 @@ def read_frame(text: str | None, data: bytes | None) -> ClientFrame:
     try:
         obj = _loads(text)
     except (ValueError, RecursionError) as exc:
-        raise FrameError("bad_json", f"the frame is not valid JSON ({str(exc)[:80]})") from None
+        raise FrameError("bad_json", too_many_digits("the frame", exc)
+                         or f"the frame is not valid JSON ({str(exc)[:80]})") from None
     if not isinstance(obj, dict):
         raise FrameError("bad_frame", "a frame must be a JSON object with a 'type'")
     kind = obj.get("type")

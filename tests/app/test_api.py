@@ -162,7 +162,7 @@ def test_a_number_too_long_to_read_is_told_so(client: TestClient, field: str) ->
     body = b'{"game": "get-stuck", "options": {"%s": %s}}' % (field.encode(), b"1" * 5000)
     r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 422
-    assert r.json()["detail"] == ("a number in the body has more than 4,300 digits; no option takes"
+    assert r.json()["detail"] == ("a number in the body has more than 4,300 digits; nothing here takes"
                                   " one that long")
 
 

@@ -70,6 +70,16 @@ def test_bad_text_frames(client: TestClient, text: str, code: str) -> None:
             assert "'" in err["message"] or err["message"] == "a name needs at least one visible character"
 
 
+def test_a_number_too_long_to_read_is_told_so(client: TestClient) -> None:
+    """Valid JSON with a number of 5,000 digits, which Python will not read:
+    ``bad_json`` saying what is wrong, not a cut-off line of Python's."""
+    with table(client, spectators=1) as (_, peers, watchers):
+        text = '{"type":"move","move":"c4","version":%s}' % ("1" * 5000)
+        err = refused(peers, watchers, lambda p: p.send_text(text), "bad_json")
+        assert err["message"] == ("a number in the frame has more than 4,300 digits; nothing here takes"
+                                  " one that long")
+
+
 def test_binary_frame(client: TestClient) -> None:
     with table(client, spectators=1) as (_, peers, watchers):
         frame = json.dumps({"type": "move", "move": "c4", "version": peers[0].version}).encode()
