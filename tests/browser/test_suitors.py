@@ -283,6 +283,14 @@ def test_a_phone_plays_a_reveal_and_a_jump(server: str, browser: Browser, artifa
             where = _cell(page, end).bounding_box()
             _cell(page, start).tap()
             assert end in lit(page, ".su-land")
+            # Blue where it lands, and the chosen Jumper ringed in blue, as on
+            # a laptop (new-user pass: a phone's tight gold glow for lit cards
+            # covered both, so a player could not tell where a tap would land).
+            # (The box shadows change over 0.12 s.)
+            ringed = """([sq, colour]) => getComputedStyle(document.querySelector(
+              `#board .su-cell[data-square="${sq}"] .card`)).boxShadow.includes(colour)"""
+            page.wait_for_function(ringed, arg=[end, "rgb(76, 195, 255)"], timeout=3000)
+            page.wait_for_function(ringed, arg=[start, "rgb(31, 155, 209)"], timeout=3000)
             # The prompt takes the status line's place: the cards stay put.
             expect(page.locator(".su-status")).to_have_text(re.compile(
                 rf"^Jumper \S+ at {start}: tap a lit square to land on\. Tap elsewhere to cancel\.$"))
