@@ -81,6 +81,12 @@ def test_the_reviewed_layout_uses_the_room_it_has(server: str, browser: Browser,
         page.reload()  # a fresh page at this size (going to the same address only moves to its #position)
         expect(page.locator("#review-root")).to_have_attribute("data-ready", "true")
         expect(page.locator("#review")).to_have_attribute("data-step", "6")
+        if game == "suitors":
+            # The cards set aside are listed, and none is on the Big board, whose
+            # layout takes every card (new-user pass: "Set aside, unseen in play:"
+            # ended there); the legend speaks of the mover, not of "you".
+            expect(page.locator(".su-aside")).to_have_count(0 if options.get("variant") else 1)
+            expect(page.locator(".su-legend")).to_contain_text("moved since the mover's last turn")
         settled_shot(page, artifacts / f"review-fit-{case}-{size}.png")
         got = page.evaluate(GEOMETRY)
         where = f"{case} at {size}: {got}"

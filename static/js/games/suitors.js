@@ -233,13 +233,14 @@ function legend(state) {
   item("su-sw-region", state.you && state.view.board.seats.includes(state.you) ? "your region" : "region of the player to move");
   if (state.legal_moves.length) item("su-sw-act", "you may reveal or jump from");
   item("su-sw-land", "lands here");
-  item("su-sw-lock", "moved since your last turn: not your Jumper");
+  item("su-sw-lock", state.you && state.view.board.seats.includes(state.you)
+    ? "moved since your last turn: not your Jumper" : "moved since the mover's last turn: not their Jumper");
   return box;
 }
 
 /** The set-aside cards, when the view shows them (a finished game). */
 function aside(b) {
-  if (!b.aside_cards) return [];
+  if (!b.aside_cards || !b.aside_cards.length) return [];  // the Big board sets none aside
   return [el("p", "su-aside", `Set aside, unseen in play: ${b.aside_cards.map(pretty).join(" ")}`)];
 }
 
