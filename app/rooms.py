@@ -988,6 +988,11 @@ class Room:
         self.send_state(conn)
         for message in self.chat_log:
             conn.push(dump(message))
+        # The next spectators frame goes out even if everyone else was last
+        # told the same: this connection's state may say otherwise (a page
+        # reloaded within PRESENCE_DELAY, its name not yet given again, was
+        # left showing no name).
+        self._presence_sent = None
         self.spectators_changed()
 
     def detach(self, conn: Connection, now: float | None = None) -> None:

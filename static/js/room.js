@@ -416,6 +416,19 @@ function tellName() {
   send({ type: "watch", name });
 }
 
+/** The spectator's own name, given in the watch box: remembered like a player's. */
+function watchAs(e) {
+  e.preventDefault();
+  const input = $("#watch-name");
+  const name = input.value.trim();
+  if (!name) { toast("Type your name first.", "error"); input.focus(); return; }
+  localStorage.setItem(NAME_KEY, name);
+  els.name.value = name;
+  watchSent = true;
+  send({ type: "watch", name });
+  $("#watchbox").hidden = true;
+}
+
 // ---------------------------------------------------------------- rendering
 function render() {
   if (!renderer) return;
@@ -823,6 +836,10 @@ function renderWatchers() {
   }
   els.watchers.textContent = text;
   els.watchers.hidden = !text;
+  // A spectator with no name shown, where no seat is free, may give the name
+  // the players see (where one is free, the name field is to take it).
+  const free = state.view.seats.some((s) => !s.name);
+  $("#watchbox").hidden = !!state.you || free || watchSent || replaced || !!localStorage.getItem(TOKEN_KEY);
 }
 
 // For a seated player: "Add computer player" on a free seat, "Remove" on a
@@ -970,6 +987,8 @@ function renderEarlier(sides) {
 
 // ---------------------------------------------------------------- page wiring
 els.name.value = localStorage.getItem(NAME_KEY) || "";
+$("#watch-name").value = els.name.value;
+$("#watchbox").addEventListener("submit", watchAs);
 els.log.addEventListener("scroll", () => els.log.classList.toggle("scrolled", els.log.scrollTop > 0), { passive: true });
 $("#join-any").addEventListener("click", () => {
   const asked = sitAt && state && seatInfo(sitAt) && !seatInfo(sitAt).name;

@@ -258,6 +258,35 @@ def test_a_seated_page_offers_its_token_on_the_handshake(server: str, browser: B
     assert not page.errors  # type: ignore[attr-defined]
 
 
+def test_a_spectator_in_a_full_room_gives_a_name(server: str, browser: Browser,
+                                                 contexts: list[BrowserContext]) -> None:
+    """A visitor who has never sat anywhere, in a room with no free seat, is
+    offered a name to watch under (new-user pass: only a name remembered from
+    an earlier seat was ever shown); the players see it, and the box goes."""
+    url = create_room(server, "get-stuck", {"seed": 2})
+    ann = new_page(browser, contexts)
+    bob = new_page(browser, contexts)
+    sit(ann, url, "Ann", "red")
+    sit(bob, url, "Bob", "black")
+    zoe = new_page(browser, contexts)
+    zoe.goto(url)
+    wait_version(zoe, 2)
+    expect(ann.locator("#watchers")).to_have_text("1 watching")
+    expect(zoe.locator("#joinbox")).to_be_hidden()
+    expect(zoe.locator("#watchbox")).to_be_visible()
+    expect(ann.locator("#watchbox")).to_be_hidden()
+    zoe.fill("#watch-name", "Zoe")
+    zoe.click("#watchbox button[type=submit]")
+    expect(ann.locator("#watchers")).to_have_text("1 watching: Zoe")
+    expect(zoe.locator("#watchers")).to_have_text("1 watching: Zoe (you)")
+    expect(zoe.locator("#watchbox")).to_be_hidden()
+    # Remembered: a reload watches under it at once.
+    zoe.reload()
+    wait_version(zoe, 2)
+    expect(zoe.locator("#watchers")).to_have_text("1 watching: Zoe (you)")
+    expect(zoe.locator("#watchbox")).to_be_hidden()
+
+
 # ---- chat ----------------------------------------------------------------------------
 
 def test_a_chat_message_reaches_every_context_and_a_reconnecting_one(
