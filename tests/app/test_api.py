@@ -247,8 +247,9 @@ def test_rules_page(client: TestClient, game: str) -> None:
 
 def test_suitors_rules_shade_a_region_as_the_board_does(client: TestClient) -> None:
     """The rules page's diagrams draw a connected region's cards with the
-    edge colour the board gives them (static/css/site.css), so that a player
-    who reads the rules knows the region on the table."""
+    edge colour the board gives them (static/css/site.css), and frame what
+    may be revealed and where a Jumper lands in the board's colours, so that
+    a player who reads the rules knows them on the table."""
     css = (Path(__file__).resolve().parents[2] / "static/css/site.css").read_text()
     rule = re.search(r"\.su-cell\.su-mine \.card[^{]*\{([^}]*)\}", css)
     assert rule is not None, "the board's rule for region cards"
@@ -256,6 +257,12 @@ def test_suitors_rules_shade_a_region_as_the_board_does(client: TestClient) -> N
     assert edge is not None, rule.group(1)
     page = client.get("/rules/suitors").text
     assert f'stroke="{edge.group(1)}"' in page
+    # What may be revealed is framed in the table's gold, where a Jumper lands in its blue.
+    gold = re.search(r"--accent:\s*(#[0-9a-f]{6})", css)
+    land = re.search(r"\.su-board \.cell\.su-land \.card \{ box-shadow: 0 0 0 3px (#[0-9a-f]{6})", css)
+    assert gold is not None and land is not None
+    assert f'stroke="{gold.group(1)}" stroke-width="3"' in page
+    assert f'stroke="{land.group(1)}" stroke-width="3"' in page
 
 
 def test_unknown_rules_page_is_404(client: TestClient) -> None:
