@@ -102,3 +102,32 @@ def test_the_reviewed_layout_uses_the_room_it_has(server: str, browser: Browser,
             # ... and the green panel hugs the layout (it was 516 px wider at 1366×768).
             assert got["spare"] <= 40, where
     ctx.close()
+
+
+@pytest.mark.parametrize("game", ["get-stuck", "romeo-and-juliet"])
+def test_a_review_in_the_room_uses_the_room_it_has(server: str, browser: Browser, artifacts: Path,
+                                                   game: str) -> None:
+    """"Review" on a finished deal, in the room: on a laptop the step controls
+    stand beside the layout, as on the match page, and the whole layout is in
+    the window as the review opens (new-user pass: the controls took a box
+    above it, and its last rows were below the window)."""
+    made, _ = finish_over_socket(server, game)
+    for size in ("1366x768", "1280x720"):
+        width, height = SIZES[size]
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        page = ctx.new_page()
+        page.goto(server + made["url"])
+        page.click('[data-review="1"]')
+        expect(page.locator(".review-board .board")).to_be_visible()
+        settled_shot(page, artifacts / f"review-in-room-{game}-{size}.png")
+        got = page.evaluate("""() => {
+          const box = (s) => document.querySelector(s).getBoundingClientRect();
+          return { board: box('.review-board .board'), controls: box('#review .review-controls'),
+                   banner: box('#banner') };
+        }""")
+        where = f"{game} at {size}: {got}"
+        # The review scrolls the room's banner to the top of the window (as far
+        # as the page goes): from there the layout's last row is in the window.
+        assert got["board"]["bottom"] - got["banner"]["top"] <= height, where
+        assert got["controls"]["left"] >= got["board"]["right"], where
+        ctx.close()
