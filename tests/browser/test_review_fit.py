@@ -101,6 +101,13 @@ def test_the_reviewed_layout_uses_the_room_it_has(server: str, browser: Browser,
             assert got["current_move"] <= height, where
             # ... and the green panel hugs the layout (it was 516 px wider at 1366×768).
             assert got["spare"] <= 40, where
+            # So is the last position's, with how the game ended above the layout
+            # (new-user pass: Suitors' result pushed the Big board's last row out).
+            page.keyboard.press("End")
+            expect(page.locator("#review")).not_to_have_attribute("data-step", "6")
+            settled_shot(page, artifacts / f"review-fit-{case}-{size}-end.png")
+            end = page.evaluate(GEOMETRY)
+            assert end["last_row"] <= height, f"{case} at {size}, the end: {end}"
     ctx.close()
 
 
