@@ -654,9 +654,9 @@ class Suitors(Game[SuitorsState]):
         for s in state.seats:
             if s == win:
                 square = state.board.names[state.cells.index(s)]
-                line = ScoreLine("Queen", f"reached the Queen: beside her at {square}", 1)
+                line = ScoreLine("Queen", f"reached, beside her at {square}", 1)
             else:
-                line = ScoreLine("Queen", "did not reach the Queen", 0)
+                line = ScoreLine("Queen", "not reached", 0)
             scores.append(SideScore(s, (s,), line.points, (line,)))
         if win:
             reason = f"{pretty(win)} reached the Queen of Hearts"
