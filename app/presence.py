@@ -203,7 +203,6 @@ class RedisPresence:
         self._repair_in = REPAIR_SECONDS[0]
         self._repair: asyncio.TimerHandle | None = None
         self._failing = False
-        self._refreshing: set[str] = set()
         self._ids: dict[Connection, str] = {}
         self._count = itertools.count(1)
         self._queue: asyncio.Queue[Callable[[], Awaitable[Any]]] = asyncio.Queue()
@@ -317,15 +316,8 @@ class RedisPresence:
     # ---- reading ----------------------------------------------------------------------------
     def refresh(self, room: Room) -> None:
         """Read ``room``'s presence again (after this process's queued
-        writes) and apply it: see :meth:`apply`. Not queued again while a
-        read of the room waits in the queue: that one reads after whatever
-        asked for this one (a flood of changes queues one read per room)."""
-        if room.id in self._refreshing:
-            return
-        self._refreshing.add(room.id)
-
+        writes) and apply it: see :meth:`apply`."""
         async def job() -> None:
-            self._refreshing.discard(room.id)
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hgetall(self._key("room", room.id, "seats"))
                 pipe.hgetall(self._key("room", room.id, "conns"))

@@ -1292,26 +1292,6 @@ def test_a_process_stopping_takes_out_whatever_presence_it_left(tmp_path: Path) 
         asyncio.run(main())
 
 
-def test_a_flood_of_presence_changes_queues_one_read_per_room(tmp_path: Path) -> None:
-    """Hundreds of ``p {room}`` heard while a read of the room waits in the
-    presence queue add no other read (break-it pass: a flood of ``watch``
-    in one room delayed presence in every room of the process by 30 s)."""
-    with redis_server(tmp_path) as redis:
-        async def main() -> None:
-            t = TwoProcesses()
-            await t.open(redis.url)
-            presence = t.a.redis_presence
-            queued = presence._queue.qsize()
-            for _ in range(300):
-                t.a._on(f"p {t.ROOM}")
-            assert presence._queue.qsize() - queued <= 1
-            await t.settled(t.a)
-            assert t.shown_on_a()
-            await t.close()
-
-        asyncio.run(main())
-
-
 def test_after_a_stall_nobody_is_taken_for_dead_until_all_could_beat(tmp_path: Path) -> None:
     """Redis stalled for 25 s: every heartbeat is old, A's own included. A's
     first beats after it bury nobody, and B, beating again within the next
