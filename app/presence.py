@@ -278,23 +278,27 @@ class RedisPresence:
         return known
 
     def _mine(self, conn: Connection) -> str:
+        """``conn``'s value in a ``seats`` hash while it holds the seat."""
         return f"{self.proc} {self.conn_id(conn)}"
+
+    def _field(self, conn: Connection) -> str:
+        """``conn``'s field in a ``conns`` hash."""
+        return f"{self.proc}:{self.conn_id(conn)}"
 
     # ---- app.rooms.Presence ---------------------------------------------------------------
     def attached(self, room: Room, conn: Connection) -> None:
-        field = f"{self.proc}:{self.conn_id(conn)}"
         keys = [self._key("room", room.id, "conns"), self._key("proc", self.proc, "rooms"), self.channel]
-        args = [field, room.id, _watcher(room.watch_names.get(conn))]
+        args = [self._field(conn), room.id, _watcher(room.watch_names.get(conn))]
         self._do(lambda: self._attach(keys=keys, args=args))
 
     def named(self, room: Room, conn: Connection, name: str | None) -> None:
         keys = [self._key("room", room.id, "conns"), self.channel]
-        args = [f"{self.proc}:{self.conn_id(conn)}", _watcher(name), room.id]
+        args = [self._field(conn), _watcher(name), room.id]
         self._do(lambda: self._named(keys=keys, args=args))
 
     def detached(self, room: Room, conn: Connection, seat: str | None) -> None:
         mine = self._mine(conn)
-        field = f"{self.proc}:{self.conn_id(conn)}"
+        field = self._field(conn)
         self._ids.pop(conn, None)
         self._seated_at.pop(conn, None)
         last = "1" if not room.connections else "0"
@@ -427,10 +431,11 @@ class RedisPresence:
             now = repr(time.time())
             for room_id in sorted(set(loaded) | {str(r) for r in listed}):
                 room = loaded.get(room_id)
-                conns = list(room.connections) if room is not None else []
-                seated = list(room.seat_conn.items()) if room is not None else []
-                opened = [(f"{self.proc}:{self.conn_id(c)}", _watcher(room.watch_names.get(c)))
-                          for c in conns if room is not None]
+                opened: list[tuple[str, str]] = []
+                seated: list[tuple[str, Connection]] = []
+                if room is not None:  # (else: none of it is open here any more)
+                    opened = [(self._field(c), _watcher(room.watch_names.get(c))) for c in room.connections]
+                    seated = list(room.seat_conn.items())
                 held = [(seat, self._mine(c)) for seat, c in seated]
                 keys = [self._key("room", room_id, "conns"), self._key("room", room_id, "seats"),
                         self._key("proc", self.proc, "rooms"), self.channel,

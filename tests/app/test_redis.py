@@ -99,6 +99,15 @@ class Replay:
                     f"{client.name}: version {state['version']} differs from the replay")
 
 
+async def seated(label: str, server: AppServer, room: str, seat: str, name: str) -> Client:
+    """A client of ``server``, called ``label``, that has joined ``room`` at
+    ``seat`` as ``name`` (it holds the seat's token)."""
+    client = await Client(label).connect(server.ws, room)
+    await client.send(type="join", seat=seat, name=name)
+    await client.until(lambda: client.token is not None, f"{label} seated")
+    return client
+
+
 async def seat_clients(servers: list[AppServer], room: str, seats: tuple[str, ...]
                        ) -> tuple[dict[str, Client], list[Client]]:
     """A client per seat, seat ``k`` on server ``k % 2``, joined in seat
@@ -106,10 +115,7 @@ async def seat_clients(servers: list[AppServer], room: str, seats: tuple[str, ..
     join."""
     players: dict[str, Client] = {}
     for k, seat in enumerate(seats):
-        client = await Client(f"{seat}@{k % 2}").connect(servers[k % 2].ws, room)
-        await client.send(type="join", seat=seat, name=f"P{k}")
-        await client.until(lambda c=client: c.token is not None, "joined")
-        players[seat] = client
+        players[seat] = await seated(f"{seat}@{k % 2}", servers[k % 2], room, seat, f"P{k}")
     watchers = [await Client(f"spectator@{i}").connect(s.ws, room) for i, s in enumerate(servers)]
     everyone = [*players.values(), *watchers]
     for client in everyone:
@@ -417,12 +423,8 @@ def test_spectators_on_both_processes_are_counted_and_named_on_both(cluster: Clu
 
     async def main() -> None:
         room = servers[0].post("/api/rooms", {"game": "get-stuck"})["room"]
-        red = await Client("red@0").connect(servers[0].ws, room)
-        await red.send(type="join", seat="red", name="Ann")
-        await red.until(lambda: red.token is not None, "red seated")
-        black = await Client("black@1").connect(servers[1].ws, room)
-        await black.send(type="join", seat="black", name="Bob")
-        await black.until(lambda: black.token is not None, "black seated")
+        red = await seated("red@0", servers[0], room, "red", "Ann")
+        black = await seated("black@1", servers[1], room, "black", "Bob")
         zoe = await Client("zoe@1").connect(servers[1].ws, room)
         await zoe.send(type="watch", name="Zoe")
         max_ = await Client("max@0").connect(servers[0].ws, room)
@@ -1396,9 +1398,7 @@ def test_chat_and_the_mute_reach_every_process(cluster: Cluster) -> None:
     async def main() -> None:
         room = servers[0].post("/api/rooms", {"game": "get-stuck",
                                               "options": {"spectator_chat": True}})["room"]
-        ann = await Client("ann@0").connect(servers[0].ws, room)
-        await ann.send(type="join", seat="red", name="Ann")
-        await ann.until(lambda: ann.token is not None, "joined")
+        ann = await seated("ann@0", servers[0], room, "red", "Ann")
         spectator = await Client("spectator@1").connect(servers[1].ws, room)
         await ann.send(type="chat", text="hello from process 0")
         await spectator.until(lambda: chats(spectator) == ["hello from process 0"],
@@ -1447,9 +1447,7 @@ def test_a_seat_given_up_on_one_process_names_its_person_on_the_other(cluster: C
 
     async def main() -> None:
         room = servers[0].post("/api/rooms", {"game": "get-stuck"})["room"]
-        ann = await Client("ann@0").connect(servers[0].ws, room)
-        await ann.send(type="join", seat="red", name="Ann")
-        await ann.until(lambda: ann.token is not None, "joined")
+        ann = await seated("ann@0", servers[0], room, "red", "Ann")
         watcher = await Client("watcher@1").connect(servers[1].ws, room)
         await ann.send(type="leave")
         await ann.until(lambda: left(ann) == "Ann", "Ann's own process shows her seat left")
