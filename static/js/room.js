@@ -405,6 +405,9 @@ const ERROR_HANDLERS = {
   },
 };
 
+/** True while a seat of the table is free. */
+function freeSeat() { return state.view.seats.some((s) => !s.name); }
+
 /** A spectator shows under the name this browser remembers (docs/protocol.md, "watch"). */
 function tellName() {
   // A tab that holds a seat's token (or lost the seat to another tab of the
@@ -787,7 +790,7 @@ function renderSeats() {
     list.append(row);
   }
   levelPicker().hidden = !offersComputer;
-  const free = state.view.seats.some((s) => !s.name);
+  const free = freeSeat();
   els.joinbox.hidden = !!state.you || !free;
   // Before the game starts, a visitor without a seat is here to take one:
   // on a narrow screen the seats come above the board (site.css).
@@ -838,7 +841,7 @@ function renderWatchers() {
   els.watchers.hidden = !text;
   // A spectator with no name shown, where no seat is free, may give the name
   // the players see (where one is free, the name field is to take it).
-  const free = state.view.seats.some((s) => !s.name);
+  const free = freeSeat();
   $("#watchbox").hidden = !!state.you || free || watchSent || replaced || !!localStorage.getItem(TOKEN_KEY);
 }
 

@@ -230,11 +230,12 @@ function legend(state) {
     i.append(el("span", `su-swatch ${cls}`), el("span", "", text));
     box.append(i);
   };
-  item("su-sw-region", state.you && state.view.board.seats.includes(state.you) ? "your region" : "region of the player to move");
+  const playing = state.you && state.view.board.seats.includes(state.you);
+  item("su-sw-region", playing ? "your region" : "region of the player to move");
   if (state.legal_moves.length) item("su-sw-act", "you may reveal or jump from");
   item("su-sw-land", "lands here");
-  item("su-sw-lock", state.you && state.view.board.seats.includes(state.you)
-    ? "moved since your last turn: not your Jumper" : "moved since the mover's last turn: not their Jumper");
+  item("su-sw-lock", playing ? "moved since your last turn: not your Jumper"
+    : "moved since the mover's last turn: not their Jumper");
   return box;
 }
 
