@@ -50,3 +50,15 @@ export function nameWith(s, label) {
   const bare = bareName(s);
   return bare === s.name ? `${s.name} (${label})` : `${bare} (${s.level}, ${label})`;
 }
+
+/** A side of one seat as results and score tables name it, by its player
+ * with `label` (the seat or Jack) in brackets: "You (Red)", "Ann (Red)"; a
+ * computer player without its level ("Ada (Red)", so that the names fit the
+ * score table's columns; the seats list gives the level), or by the person
+ * away it stands in for ("Bob (Red)"); an empty seat by `label` alone. */
+export function playerSide(state, seat, label) {
+  if (state.you === seat) return `You (${label})`;
+  const s = state.view.seats.find((x) => x.seat === seat);
+  if (!s || !s.name) return label;
+  return `${s.stand_in_for || bareName(s)} (${label})`;
+}

@@ -358,15 +358,20 @@ def test_a_game_to_the_win_on_a_phone(server: str, browser: Browser, artifacts: 
         expect(pg.locator("#result")).to_contain_text("Red's Romeo reached Juliet at g1")
         # A match is one game here, and the loser is told so.
         won = "The game is over. You win the game." if seat == "red" else \
-            "The game is over. Red wins the game. You lose."
+            "The game is over. Rosa (Red) wins the game. You lose."
         expect(pg.locator("#banner")).to_contain_text(won)
         expect(pg.locator(".rj-explain")).to_contain_text("reaches Juliet")
         assert _lit(pg, ".rj-act") == []
     expect(pages["black"].locator('#result .side-score.won[data-side="red"]')).to_be_visible()
-    # One line for the whole game is said once: "Red won the game", no "Game: won the game = +1".
+    # One line for the whole game is said once: "Rosa (Red) won the game", no
+    # "Game: won the game = +1". The result and the score table name the
+    # players, each page its own side "You".
     score = pages["black"].locator("#result .side-score")
     said = [" ".join(t.split()) for t in score.all_inner_texts()]
-    assert said == ["Red won the game 1", "Black (you) lost the game 0"]
+    assert said == ["Rosa (Red) won the game 1", "You (Black) lost the game 0"]
+    expect(pages["black"].locator("#scores thead th:not(.review-cell)")).to_have_text(
+        ["Game", "Rosa (Red)", "You (Black)"])
+    expect(red.locator("#match-result")).to_contain_text("You (Red) 1 · Bram (Black) 0")
     expect(pages["black"].locator("#result .breakdown")).to_have_count(0)
     assert red.evaluate("document.documentElement.scrollWidth") <= 360
     _shot(red, artifacts / "romeo-phone-won.png", full_page=True)
@@ -434,9 +439,9 @@ def test_a_drawn_game_by_repetition(server: str, browser: Browser, artifacts: Pa
         expect(pg.locator("#result")).to_contain_text("The same position occurred for the third time: a draw")
         expect(pg.locator(".rj-explain")).to_contain_text("a draw")
         expect(pg.locator("#result .side-score.won")).to_have_count(0)
-        you = " (you)" if seat == "red" else ""
+        red_side = "You (Red)" if seat == "red" else "Rosa (Red)"
         expect(pg.locator("#result .side-score").first).to_have_text(
-            re.compile(rf"^Red{re.escape(you)} drew the game\s*0$"))
+            re.compile(rf"^{re.escape(red_side)} drew the game\s*0$"))
     _shot(pages["black"], artifacts / "romeo-draw.png", full_page=True)
     assert errors == []
     for c in ctxs:

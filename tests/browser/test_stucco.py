@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browserkit import computer_room, create_room, sit, version, wait_version
+from browserkit import computer_room, create_room, finish_over_socket, sit, version, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 SEATS = ("north", "south")
@@ -188,10 +188,19 @@ WRAPPED_LINES = """sel => [...document.querySelectorAll(sel)].flatMap((e) => {
 second lines start."""
 
 
-def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
+def expect_named(page: Page, said: dict[str, str]) -> None:
+    """The result and the score table's heads name each seat's side as
+    ``said`` does (seat → "Ann (North)")."""
+    names = [said[x] for x in SEATS]
+    expect(page.locator("#result .side-score strong")).to_have_text(names)
+    expect(page.locator("#scores thead th:not(.review-cell)")).to_have_text(["Deal", *names])
+
+
+def finish(pages: dict[str, Page], names: dict[str, str], shots: Path, tag: str, *, target: int = 100,
            phase: str = "deal_over") -> None:
     """Both pages show the same result, with the score as its formula, and
-    the match's target and totals."""
+    the match's target and totals; the result and the score table name each
+    side by its player (``names``: seat → name), the page's own "You"."""
     formulas = set()
     for seat, p in pages.items():
         expect(p.locator("#room")).to_have_attribute("data-phase", phase)
@@ -201,8 +210,11 @@ def finish(pages: dict[str, Page], shots: Path, tag: str, *, target: int = 100,
         assert re.search(r"\d+ cards? played × \d+ in the last turn = \+\d+", sides), sides
         nums = [int(x) for x in p.locator(".st-formula .st-num").all_inner_texts()]
         assert len(nums) == 3 and nums[0] * nums[1] == nums[2] > 0, nums
-        assert sides.count(" (you)") == 1, sides  # this page's player's side
-        formulas.add((sides.replace(" (you)", ""), tuple(nums), p.locator("#scores tfoot").inner_text()))
+        said = {x: f"{'You' if x == seat else names[x]} ({x.capitalize()})" for x in SEATS}
+        expect_named(p, said)
+        assert "(you)" not in sides, sides  # "You (North)" says it already
+        sides = sides.replace(said[seat], f"{names[seat]} ({seat.capitalize()})")
+        formulas.add((sides, tuple(nums), p.locator("#scores tfoot").inner_text()))
         expect(p.locator("#scores")).to_contain_text(f"First to {target} points")
         if phase == "match_over":
             expect(p.locator("#match-result")).to_contain_text("the match")
@@ -246,7 +258,7 @@ def test_two_players_play_a_whole_deal(server: str, browser: Browser, artifacts:
     opening(pages, artifacts, "desktop", spectator=watcher)
     cards, passes = play_out(pages, artifacts, "desktop")
     assert cards > 8 and passes > 0
-    finish(pages, artifacts, "desktop")
+    finish(pages, {"north": "Ann", "south": "Ben"}, artifacts, "desktop")
     for ctx in [*contexts, watcher_ctx]:
         ctx.close()
 
@@ -264,7 +276,7 @@ def test_a_whole_deal_on_phones(server: str, browser: Browser, artifacts: Path) 
     for p in pages.values():
         width = p.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"the page scrolls sideways at 360 px: {width}"
-    finish(pages, artifacts, "phone", target=20, phase="match_over")
+    finish(pages, {"north": "Cat", "south": "Dan"}, artifacts, "phone", target=20, phase="match_over")
     for ctx in contexts:
         ctx.close()
 
@@ -357,3 +369,25 @@ def test_a_phone_shows_its_whole_hand_at_the_opening_pick(server: str, browser: 
         page.screenshot(path=str(artifacts / f"stucco-phone-opening-{width}.png"))
     finally:
         ctx.close()
+
+
+def test_a_computer_player_is_named_in_the_result(server: str, browser: Browser, artifacts: Path) -> None:
+    """After a match against a computer player, the result, the match's
+    totals and the score table name both players, the computer by its name
+    without its level ("Alan (South)"; the seats list gives "Alan (easy)"),
+    not by their seats."""
+    made, _ = finish_over_socket(server, "stucco", target=20)
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = ctx.new_page()
+    page.goto(server + made["url"])
+    expect(page.locator("#result")).to_be_visible()
+    bot = next(x for x in SEATS if x != made["seat"])
+    bot_name = page.locator(f'.seat-row[data-seat="{bot}"] .seat-name').inner_text()
+    assert bot_name.endswith(" (easy)"), bot_name
+    said = {made["seat"]: "Ann", bot: bot_name.removesuffix(" (easy)")}
+    said = {x: f"{said[x]} ({x.capitalize()})" for x in SEATS}
+    expect_named(page, said)
+    for x in SEATS:
+        expect(page.locator("#match-result")).to_contain_text(said[x])
+    shoot(page, artifacts / "stucco-named-result.png")
+    ctx.close()

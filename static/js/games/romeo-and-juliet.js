@@ -12,7 +12,7 @@
 // at the opposite one where it wraps.
 
 import { faceUp, faceDown, inFlight, pretty, spoken, slide } from "../cards.js";
-import { cancelHint, clickWord, el, reduceMotion, svg } from "../dom.js";
+import { cancelHint, clickWord, el, playerSide, reduceMotion, svg } from "../dom.js";
 import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 
 const NAMES = { red: "Red", black: "Black" };
@@ -64,6 +64,9 @@ export function romeoToken(seat) {
 
 // ---------------------------------------------------------------- room hooks
 export function seatLabel(seat) { return NAMES[seat] || seat; }
+
+/** A side is one seat, named by its player: "Ann (Red)", "You (Black)". */
+export function sideLabel(side, state) { return playerSide(state, side, seatLabel(side)); }
 
 export function seatExtra(seat) {
   const t = romeoToken(seat);

@@ -7,7 +7,7 @@
 // is the score line the server sends, drawn as its formula.
 
 import { faceUp, faceDown, slide, pretty, spoken } from "../cards.js";
-import { clickWord, el, nameWith, reduceMotion } from "../dom.js";
+import { clickWord, el, nameWith, playerSide, reduceMotion } from "../dom.js";
 
 const NAMES = { north: "North", south: "South" };
 const OTHER = { north: "south", south: "north" };
@@ -29,6 +29,9 @@ function whoShort(state, seat) { return state.you === seat ? "you" : NAMES[seat]
 
 // ---------------------------------------------------------------- room hooks
 export function seatLabel(seat) { return NAMES[seat] || seat; }
+
+/** A side is one seat, named by its player: "Ann (North)", "You (South)". */
+export function sideLabel(side, state) { return playerSide(state, side, seatLabel(side)); }
 
 /** The sentence that explains the reveal: who starts by the colour rule. */
 function revealSentence(state) {

@@ -13,7 +13,7 @@
 // jumped cards.
 
 import { faceUp, faceDown, pretty, spoken, slide } from "../cards.js";
-import { bareName, cancelHint, clickWord, el, reduceMotion } from "../dom.js";
+import { bareName, cancelHint, clickWord, el, playerSide, reduceMotion } from "../dom.js";
 import { colRow, gridPlay, lockBadge, sortMoves } from "../grid.js";
 import { sentence } from "../ui.js";
 
@@ -70,15 +70,8 @@ export function seatLabel(seat, state) {
   return sq ? `${pretty(seat)} ${sq}` : pretty(seat);
 }
 
-/** A side is one seat: "Ann (J♠)", "You (J♠)"; a computer player without
- * its level ("Ada (J♠)", not "Ada (strong, J♠)"), so that four players'
- * names fit the columns of the score table (the seats list gives the level). */
-export function sideLabel(side, state) {
-  const s = seatInfo(state, side);
-  if (state.you === side) return `You (${pretty(side)})`;
-  if (s && s.stand_in_for) return `${s.stand_in_for} (${pretty(side)})`;
-  return s && s.name ? `${bareName(s)} (${pretty(side)})` : pretty(side);
-}
+/** A side is one seat: "Ann (J♠)", "You (J♠)" (dom.js, playerSide). */
+export function sideLabel(side, state) { return playerSide(state, side, pretty(side)); }
 
 export function passLabel() { return "Pass (no legal move)"; }
 
