@@ -206,6 +206,10 @@ class GameInfo:
       seats, so the log is shown per seat through :meth:`Game.public_move`;
     - ``layout``: how the cards lie, with the default options (the view of a
       state gives the real size, e.g. Suitors' Big board);
+    - ``layouts``: where the choice of an option changes the layout, that
+      option → each choice → its layout (Suitors' ``variant``: ``big`` is
+      11×9, the others 9×5), so that a page can say the size of the table
+      a choice makes before the room exists;
     - ``board``: the name of the browser board module,
       ``static/js/games/<board>.js`` (the id if not given);
     - ``deal_noun``: what the pages call one deal, ``"deal"``, or ``"game"``
@@ -224,6 +228,7 @@ class GameInfo:
     simultaneous: bool = False
     secret_moves: bool = False
     layout: Layout | None = None
+    layouts: Mapping[str, Mapping[str, Layout]] = field(default_factory=dict)
     board: str = ""
     deal_noun: str = "deal"
     passes: bool = True
@@ -256,8 +261,9 @@ class GameInfo:
         as ``GET /api/games`` lists them: ``players`` (``min``, ``max`` and
         the ``option`` that sets the number, or ``null``),
         ``hidden_information``, ``simultaneous``, ``secret_moves``,
-        ``layout`` (:meth:`Layout.to_json`, or ``null``), ``board``,
-        ``deal_noun`` and ``passes``."""
+        ``layout`` (:meth:`Layout.to_json`, or ``null``), ``layouts``
+        (option → choice → :meth:`Layout.to_json`, ``{}`` where no option
+        changes the layout), ``board``, ``deal_noun`` and ``passes``."""
         return {
             "players": {"min": self.min_players, "max": self.max_players,
                         "option": self.players_option},
@@ -265,6 +271,8 @@ class GameInfo:
             "simultaneous": self.simultaneous,
             "secret_moves": self.secret_moves,
             "layout": None if self.layout is None else self.layout.to_json(),
+            "layouts": {name: {choice: layout.to_json() for choice, layout in each.items()}
+                        for name, each in self.layouts.items()},
             "board": self.board,
             "deal_noun": self.deal_noun,
             "passes": self.passes,

@@ -472,6 +472,7 @@ class Suitors(Game[SuitorsState]):
         players_option="players",
         hidden_information=True,
         layout=Layout("grid", BOARD_9X5.width, BOARD_9X5.height),
+        layouts={"variant": {v: Layout("grid", BOARDS[v].width, BOARDS[v].height) for v in VARIANTS}},
         board="suitors",
         deal_noun="game",
     )

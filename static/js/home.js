@@ -97,11 +97,28 @@ function applyLimits(form) {
     if (only && !only.includes(sel.value)) sel.value = only[0];
   }
 }
+// A choice that changes the size of the layout (Suitors' Big board) carries
+// it, from the server (`data-layout`, the game's `layouts`): the card's
+// blurb says the size of the table the form would make.
+function showLayout(form) {
+  const size = form.querySelector("[data-layout-size]");
+  if (!size) return;
+  for (const sel of form.querySelectorAll("select[data-option]")) {
+    const chosen = sel.selectedOptions[0];
+    if (chosen && chosen.dataset.layout) size.textContent = chosen.dataset.layout;
+  }
+}
 document.addEventListener("change", (e) => {
   const form = e.target.closest && e.target.closest("form");
-  if (form && e.target.matches("select[data-option]")) applyLimits(form);
+  if (!form || !e.target.matches("select[data-option]")) return;
+  applyLimits(form);
+  showLayout(form);
 });
-for (const form of document.querySelectorAll("form")) applyLimits(form);
+// (A page come back to may have kept the choices made on it.)
+for (const form of document.querySelectorAll("form")) {
+  applyLimits(form);
+  showLayout(form);
+}
 
 // The level chosen last time is chosen again.
 const remembered = localStorage.getItem(LEVEL_KEY);

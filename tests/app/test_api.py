@@ -47,6 +47,11 @@ def test_games_carry_their_metadata(client: TestClient) -> None:
     assert games["get-stuck-4"]["players"] == {"min": 4, "max": 4, "option": None}
     assert games["suitors"]["layout"] == {"kind": "grid", "width": 9, "height": 5}
     assert games["stucco"]["layout"] == {"kind": "spread"}
+    # The Big board's layout is larger: a page can say so before the room exists.
+    nine_by_five = {"kind": "grid", "width": 9, "height": 5}
+    assert games["suitors"]["layouts"] == {"variant": {
+        "standard": nine_by_five, "big": {"kind": "grid", "width": 11, "height": 9}, "colours": nine_by_five}}
+    assert [g["id"] for g in games.values() if g["layouts"]] == ["suitors"]
     assert [g["id"] for g in games.values() if g["simultaneous"]] == ["stucco"]
     assert [g["id"] for g in games.values() if g["secret_moves"]] == ["stucco"]
     assert sorted(g["id"] for g in games.values() if g["hidden_information"]) == ["stucco", "suitors"]

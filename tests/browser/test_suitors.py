@@ -536,3 +536,24 @@ def test_the_home_form_offers_colours_for_two_players_only(server: str, browser:
         expect(page.locator('.seat-row[data-seat="JH"]')).to_have_count(1)  # J♠ against J♥
     finally:
         ctx.close()
+
+
+def test_the_home_card_gives_the_size_of_the_variant_chosen(server: str, browser: Browser,
+                                                            artifacts: Path) -> None:
+    """The Suitors card on the home page says how large the layout of the
+    chosen variant is: 11×9 for the Big board, 9×5 for the others (it said
+    9×5 whatever was chosen)."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        page = ctx.new_page()
+        page.goto(server + "/")
+        card = page.locator('form[data-game="suitors"]')
+        blurb = card.locator(".blurb")
+        expect(blurb).to_contain_text("a mostly hidden 9×5 layout.")
+        for variant, size in (("big", "11×9"), ("colours", "9×5"), ("big", "11×9"), ("standard", "9×5")):
+            card.locator('[data-option="variant"]').select_option(variant)
+            expect(blurb).to_contain_text(f"a mostly hidden {size} layout.")
+            if variant == "big":
+                card.screenshot(path=str(artifacts / "home-suitors-big-board.png"))
+    finally:
+        ctx.close()
