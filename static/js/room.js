@@ -930,7 +930,7 @@ function renderLog() {
 function renderScores() {
   const v = state.view;
   const sides = v.sides.map((s) => s.side);
-  const table = el("table");
+  const table = el("table", { "data-sides": sides.length });
   // The column of Review buttons only once a deal has ended: until then its
   // room goes to the players' names (four of them in a side panel 300 px wide).
   const review = v.history.length ? (cell) => [cell] : () => [];
@@ -945,7 +945,8 @@ function renderScores() {
         return td;
       }),
       el("td", { class: "review-cell" }, el("button", { class: "btn small", type: "button", "data-review": h.deal,
-        "aria-label": `Review ${noun()} ${h.deal}`, onclick: () => reviewDeal(h.deal) }, "Review"))));
+        "aria-label": `Review ${noun()} ${h.deal}`, title: `Review ${noun()} ${h.deal}`,
+        onclick: () => reviewDeal(h.deal) }, ...reviewFace()))));
   }
   table.append(body);
   table.append(el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...sides.map((s) => el("td", { "data-total": s }, points(v.totals[s] ?? 0))),
@@ -964,6 +965,14 @@ function renderScores() {
   renderEarlier(sides);
 }
 
+/** A Review button's face in the score tables: the word, or, where four
+ * players' names share a narrow table (Suitors' Big board beside a laptop's
+ * board), only a ▶, so that the names read whole (site.css); its
+ * aria-label and title say it in words. */
+function reviewFace() {
+  return [el("span", { class: "review-icon", "aria-hidden": "true" }, "▶\uFE0E"), el("span", { class: "review-word" }, "Review")];
+}
+
 /** The room's matches finished before this one (a rematch followed), newest
  * first: their totals, the winners' in bold, and a link to each match's page.
  * A match of one deal is called a game. */
@@ -973,7 +982,7 @@ function renderEarlier(sides) {
   const what = state.view.deals === 1 ? "game" : "match";
   // The sides by their seats only: who sits there now may not have played then.
   const nobody = { ...state, you: null, view: { ...state.view, seats: state.view.seats.map((x) => ({ ...x, name: null })) } };
-  const table = el("table", { class: "earlier", "aria-labelledby": "earlier-h" });
+  const table = el("table", { class: "earlier", "aria-labelledby": "earlier-h", "data-sides": sides.length });
   table.append(el("thead", {}, el("tr", {}, el("th", {}, sentence(what)), ...sides.map((s) => el("th", {}, sideName(s, nobody))),
     el("th", { class: "review-cell" }, el("span", { class: "sr-only" }, "Review")))));
   const body = el("tbody");
@@ -982,7 +991,8 @@ function renderEarlier(sides) {
       ...sides.map((s) => el("td", {}, m.winners.includes(s) ? el("strong", {}, points(m.totals[s] ?? 0))
         : points(m.totals[s] ?? 0))),
       el("td", { class: "review-cell" }, el("a", { class: "btn small", href: `/m/${encodeURIComponent(m.match_id)}`,
-        target: "_blank", rel: "noopener", "aria-label": `Review ${what} ${m.number} (opens a new tab)` }, "Review"))));
+        target: "_blank", rel: "noopener", "aria-label": `Review ${what} ${m.number} (opens a new tab)`,
+        title: `Review ${what} ${m.number} (opens a new tab)` }, ...reviewFace()))));
   }
   table.append(body);
   els.scores.append(el("h3", { class: "earlier-h", id: "earlier-h" }, `Earlier ${what === "game" ? "games" : "matches"} here`), table);

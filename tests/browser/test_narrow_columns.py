@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import computer_room, create_room, sit, wait_version
+from browserkit import computer_room, create_room, finish_over_socket, sit, wait_version
 from playwright.sync_api import Browser, Page, expect
 
 VIEWPORTS = [{"width": 1366, "height": 768}, {"width": 390, "height": 844}]
@@ -88,6 +88,41 @@ def test_suitors_headers_and_jack_tags_read_whole(server: str, browser: Browser,
     _no_sideways_scroll(page)
     shot = f"suitors-{'-'.join(map(str, options.values()))}-{viewport['width']}.png"
     page.screenshot(path=str(artifacts / shot))
+    ctx.close()
+
+
+REVIEW_BUTTON_JS = """() => {
+  const b = document.querySelector('#scores [data-review="1"]').getBoundingClientRect();
+  const t = document.querySelector('#scores table').getBoundingClientRect();
+  return { width: b.width, height: b.height, inside: b.left >= t.left && b.right <= t.right + 0.5 };
+}"""
+
+
+@pytest.mark.parametrize("variant", ["standard", "big"])
+def test_a_finished_four_player_game_keeps_the_names_whole_beside_review(
+        server: str, browser: Browser, artifacts: Path, variant: str) -> None:
+    """Once a four-player Suitors game is over the score table gains its
+    Review column; in a laptop's window the four names above it still read
+    whole ("Grace (J♣)" was "Grac / e / (J♣)" on the Big board, whose side
+    panels are 278 px wide), and the Review button stays in the table, large
+    enough to click, named in words, and opens the review."""
+    strong = {"JH": "strong", "JC": "strong", "JD": "strong"}  # they end the game soon
+    made, _ = finish_over_socket(server, "suitors", strong, players=4, variant=variant, seed=5)
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = ctx.new_page()
+    page.goto(server + made["url"])
+    review = page.locator('#scores [data-review="1"]')
+    expect(review).to_be_visible()
+    heads = _check_headers(page)
+    assert len(heads) == 5 and heads[1]["text"] == "Ann (J♠)", heads
+    button = page.evaluate(REVIEW_BUTTON_JS)
+    assert button["inside"] and button["width"] >= 32 and button["height"] >= 28, button
+    expect(review).to_have_accessible_name("Review game 1")
+    expect(review).to_have_attribute("title", "Review game 1")
+    _no_sideways_scroll(page)
+    page.locator(".scores").screenshot(path=str(artifacts / f"suitors-4-{variant}-review-column.png"))
+    review.click()
+    expect(page.locator(".review-board .board")).to_be_visible()
     ctx.close()
 
 
