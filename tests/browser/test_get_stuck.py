@@ -12,7 +12,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from browserkit import SNAPSHOT, check_coords, computer_room, create_room, sit, version, wait_version
+from browserkit import (
+    SNAPSHOT,
+    check_coords,
+    computer_room,
+    create_room,
+    finish_over_socket,
+    sit,
+    version,
+    wait_version,
+)
 from playwright.sync_api import Browser, Dialog, Page, expect
 
 SEATS = ("N", "E", "S", "W")
@@ -495,3 +504,28 @@ def test_a_stuck_player_s_banner_keeps_the_layout_in_a_laptop_window(server: str
     finally:
         ctx.close()
 
+
+
+def test_two_players_are_named_in_the_result(server: str, browser: Browser, artifacts: Path) -> None:
+    """After a two-player match against a computer player, the result, the
+    match's totals and the score table name both players with their seats
+    ("Ann (Red ♥♦)", the computer by its name without its level), not by
+    their seats alone ("Red ♥♦")."""
+    made, _ = finish_over_socket(server, "get-stuck")
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = ctx.new_page()
+    page.goto(server + made["url"])
+    expect(page.locator("#result")).to_be_visible()
+    seats = ("red", "black")
+    bot = next(x for x in seats if x != made["seat"])
+    bot_name = page.locator(f'.seat-row[data-seat="{bot}"] .seat-name').inner_text()
+    assert bot_name.endswith(" (easy)"), bot_name
+    suits = {"red": "Red ♥♦", "black": "Black ♠♣"}
+    names = {made["seat"]: "Ann", bot: bot_name.removesuffix(" (easy)")}
+    said = [f"{names[x]} ({suits[x]})" for x in seats]
+    expect(page.locator("#result .side-score strong")).to_have_text(said)
+    expect(page.locator("#scores thead th:not(.review-cell)")).to_have_text(["Deal", *said])
+    for text in said:
+        expect(page.locator("#match-result")).to_contain_text(text)
+    page.screenshot(path=str(artifacts / "get-stuck-named-result.png"))
+    ctx.close()

@@ -5,7 +5,7 @@
 // play (grid.js).
 
 import { cardFor, faceUp, faceDown, slide, SUIT_SYMBOL } from "../cards.js";
-import { el } from "../dom.js";
+import { el, playerSide } from "../dom.js";
 import { gridPlay } from "../grid.js";
 
 const SEAT_NAMES = { red: "Red", black: "Black", N: "North", E: "East", S: "South", W: "West" };
@@ -26,10 +26,12 @@ export function seatLabel(seat, state) {
   return `${SEAT_NAMES[seat] || seat} ${suitsOf(state, seat)}`;
 }
 
+/** A partnership by its seats' names and suits; a seat (two players) by its
+ * player: "Ann (Red ♥♦)", "You (Red ♥♦)" (dom.js, playerSide). */
 export function sideLabel(side, state) {
   if (side === "N-S") return "North–South ♠♣";
   if (side === "E-W") return "East–West ♥♦";
-  return seatLabel(side, state);
+  return playerSide(state, side, seatLabel(side, state));
 }
 
 export function hint(state) {
