@@ -547,3 +547,58 @@ def test_the_path_ends_at_the_romeo(server: str, browser: Browser) -> None:
     }""")
     assert gap < 2, f"the path ends {gap:.0f} px from its Romeo"
     page.close()
+
+
+FIT_JS = """() => {
+  const board = document.querySelector('#board .board').getBoundingClientRect();
+  const card = document.querySelector('#board .cell').getBoundingClientRect();
+  return { bottom: board.bottom, card: card.width, scroll_y: scrollY,
+           prompt: !!document.querySelector('.rj-prompt:not([hidden])') };
+}"""
+
+
+def test_a_phone_shows_the_whole_layout_during_play(server: str, browser: Browser, artifacts: Path) -> None:
+    """On a 390×844 phone, seated against a computer player, the layout's
+    seven rows are all on the screen at each of your turns with the page at
+    its top, with the status above the layout and while a Joker is chosen
+    (its prompt takes the status's place), and its cards are as wide as Get
+    Stuck's on the same phone (new-user pass: row 7 ended 34 px below the
+    screen, under the banner's three lines of help and the status's)."""
+    phone = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+    ctx = browser.new_context(**phone)
+    try:
+        page = ctx.new_page()
+        page.goto(create_room(server, "get-stuck"))
+        wait_version(page, 0)
+        get_stuck = page.evaluate(FIT_JS)["card"]
+        made = computer_room(server, "romeo-and-juliet", {"seed": 7})
+        sit(page, server + made["url"], "Rosa", made["seat"])
+        seen, joker = [], False
+        for turn in range(3):
+            expect(page.locator("#board .cell.playable").first).to_be_visible()
+            page.wait_for_function("() => document.getAnimations().length === 0")
+            page.evaluate("window.scrollTo(0, 0)")
+            got = page.evaluate(FIT_JS)
+            seen.append(got)
+            if turn == 1:
+                _shot(page, artifacts / "romeo-phone-fit.png")
+            swappable = page.locator("#board .cell.rj-swappable")
+            if swappable.count() and not joker:
+                swappable.first.tap()
+                expect(page.locator(".rj-prompt")).to_be_visible()
+                chosen = page.evaluate(FIT_JS)
+                seen.append(chosen)
+                assert chosen["bottom"] == got["bottom"], (got, chosen)  # the layout does not move
+                _shot(page, artifacts / "romeo-phone-fit-joker.png")
+                page.locator("#seats").tap()  # cancels the choice
+                expect(page.locator(".rj-prompt")).to_be_hidden()
+                joker = True
+            v = version(page)
+            page.locator("#board .cell.playable").first.tap()
+            wait_version(page, v + 2)  # and the computer's reply
+        assert joker, "no Joker was offered to choose"
+        for got in seen:
+            assert got["scroll_y"] == 0 and got["bottom"] <= 844, seen
+            assert got["card"] >= get_stuck, (get_stuck, seen)
+    finally:
+        ctx.close()
