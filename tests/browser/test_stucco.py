@@ -391,3 +391,59 @@ def test_a_computer_player_is_named_in_the_result(server: str, browser: Browser,
         expect(page.locator("#match-result")).to_contain_text(said[x])
     shoot(page, artifacts / "stucco-named-result.png")
     ctx.close()
+
+
+HAND_BOTTOM = """() => ({
+  scroll_y: scrollY,
+  cards: [...document.querySelectorAll('.st-hand.st-bottom .card')]
+    .map((c) => c.getBoundingClientRect().bottom),
+  label: document.querySelector('.st-hand.st-bottom .st-hand-label').getBoundingClientRect().bottom,
+  banner: document.querySelector('#banner .sub').textContent,
+})"""
+
+
+@pytest.mark.parametrize("size", [(375, 667), (390, 844)], ids=["375x667", "390x844"])
+def test_a_phone_shows_its_whole_hand_in_play(server: str, browser: Browser, artifacts: Path,
+                                              size: tuple[int, int]) -> None:
+    """After the opening pick, on a small phone (375×667) and at 390×844,
+    the player's whole hand and the line under it are on the screen with the
+    page at its top, the spread and its heading above it: at the first turn,
+    when the banner also tells the picks (the other player picked so as to
+    start), and at the next (new-user pass: at 375×667 the hand's second row
+    was below the screen)."""
+    width, height = size
+    url = create_room(server, "stucco", {"seed": 3, "auto_pass": False})
+    phone = browser.new_context(viewport={"width": width, "height": height}, has_touch=True, is_mobile=True)
+    desk = browser.new_context()
+    try:
+        ann, ben = phone.new_page(), desk.new_page()
+        sit(ann, url, "Ann", "north")
+        sit(ben, url, "Ben", "south")
+        expect(ann.locator(".st-hand.st-bottom .card.st-playable")).to_have_count(16)
+        # South starts: with the same colours if North deals, else with different ones.
+        north_deals = ann.locator('.st-hand[data-seat="north"] .st-tag', has_text="dealer").count() == 1
+        red = lambda card: card[1] in "HD"  # noqa: E731
+        theirs = pick(ben, 0)
+        hand = ann.eval_on_selector_all(".st-bottom .st-playable", "es => es.map((e) => e.dataset.card)")
+        mine = next(c for c in hand if red(c) == (red(theirs) if north_deals else not red(theirs)))
+        ann.locator(f'.st-bottom .st-playable[data-card="{mine}"]').tap()
+        seen = []
+        for turn in range(2):
+            expect(ann.locator(".st-hand.st-bottom .card.st-playable").first).to_be_visible()
+            ann.wait_for_function("() => document.getAnimations().length === 0")
+            ann.evaluate("window.scrollTo(0, 0)")
+            seen.append(ann.evaluate(HAND_BOTTOM))
+            ann.screenshot(path=str(artifacts / f"stucco-phone-play-{width}-{turn + 1}.png"))
+            v = version(ann)
+            ann.locator(".st-hand.st-bottom .card.st-playable").first.tap()
+            wait_version(ben, v + 1)
+            if turn == 0:  # Ben follows, or passes
+                ben.locator(".st-bottom .st-playable, #pass-btn").first.click()
+                wait_version(ann, v + 2)
+        assert seen[0]["banner"].startswith("Picks shown: South starts"), seen
+        for got in seen:
+            assert got["scroll_y"] == 0 and len(got["cards"]) >= 14, seen
+            assert max(got["cards"]) <= height and got["label"] <= height, seen
+    finally:
+        phone.close()
+        desk.close()
