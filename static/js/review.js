@@ -187,7 +187,9 @@ class Review {
         el("h2", { id: "review-share-h" }, "Link to this position"),
         el("div", { class: "review-share-row" }, this.linkField, copy)));
     }
-    const main = el("div", { class: "review-main" }, controls, table, this.result);
+    // The step controls come after the layout: directly under it in one
+    // column (a phone), beside it on a laptop (review.css).
+    const main = el("div", { class: "review-main" }, table, controls, this.result);
     const grid = el("div", { class: "room-grid review-grid" }, main, side);
     if (!s.deals.length) {
       this.container.replaceChildren(head, el("p", { class: "panel" },
