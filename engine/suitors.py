@@ -30,7 +30,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.base import (
@@ -144,10 +144,7 @@ class Board:
             )
             for p in range(g.size)
         )
-        # steps[p]: per direction, the first square, its jump, and the rest of the ray
-        self.steps: tuple[tuple[tuple[int, str, Ray], ...], ...] = tuple(
-            tuple((r[0][0], r[0][1], r[1:]) for r in rs if r) for rs in self.rays
-        )
+        self.list_jumps = _jump_lister(self)
         self.parse: dict[str, Step] = {}
         for p in range(g.size):
             self.parse[self.reveal_name[p]] = Step(_REVEAL, (p,), slice(p, p + 1))
@@ -164,6 +161,23 @@ class Board:
         return (bits | (bits << 1 & self.not_first_column) | (bits >> 1 & self.not_last_column)
                 | bits << self.width | bits >> self.width) & self.every
 
+    def region(self, seed: int, up: int) -> Region:
+        """The region (ruling 3) of the face-up squares ``up`` (as bits) joined
+        to the squares ``seed`` (bits of face-up squares joined to one another)
+        by orthogonal paths of face-up squares, with the face-down squares next
+        to it."""
+        members = seed
+        while True:  # flood fill, one step in every direction at a time
+            more = self.around(members) & up
+            if more == members:
+                break
+            members = more
+        down = self.around(members) & ~up
+        names = self.reveal_name
+        revealable = self.squares_of(down)
+        return Region(self.squares_of(members), members, revealable, down,
+                      tuple([names[sq] for sq in revealable]))
+
     def squares_of(self, bits: int) -> tuple[int, ...]:
         """The squares whose bits are set in ``bits``, in square order."""
         out: tuple[int, ...] = ()
@@ -175,6 +189,46 @@ class Board:
 
     def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
         return _board, (self.width, self.height)
+
+
+JumpLister = Callable[[tuple[str, ...], "tuple[str, ...] | list[str]", Mapping[str, frozenset[str]],
+                       list[str]], None]
+"""``list_jumps(cells, jumpers, beats, out)``: see :func:`_jump_lister`."""
+
+
+def _jump_lister(b: Board) -> JumpLister:
+    """The function that lists the jumps on layout ``b`` (ruling 4), written
+    out square by square and compiled once per layout shape.
+
+    ``list_jumps(cells, jumpers, beats, out)`` appends to ``out`` the text
+    of every jump (``"c3-e3"``), by Jumper square in square order, then
+    direction (north, east, south, west), shortest first: from square ``p``
+    whose card ``jumpers[p]`` may jump the cards ``beats[jumpers[p]]`` (an
+    empty set: none), over the cards ``cells[q]`` along the ray, as long as
+    each one is in that set. ``jumpers`` is ``cells`` with the cards that may
+    not be the Jumper now replaced (see :attr:`SuitorsState.moves`).
+
+    Written out, with each square's card in a local variable, rather than
+    looped over the rays' tables: a position of random play lists about 40
+    jumps among some 150 neighbours, and the loops' own steps took more time
+    than the rest of a move."""
+    squares = range(b.size)
+    lines = [
+        "def list_jumps(cells, jumpers, beats, out):",
+        f"    {', '.join(f'c{p}' for p in squares)}, = cells",
+        f"    {', '.join(f'j{p}' for p in squares)}, = jumpers",
+    ]
+    for p in squares:
+        lines += [f"    allowed = beats[j{p}]", "    if allowed:"]
+        for ray in b.rays[p]:
+            indent = " " * 8
+            for q, text in ray:  # each further card only if the nearer ones are jumped
+                lines += [f"{indent}if c{q} in allowed:", f"{indent}    out.append({text!r})"]
+                indent += " " * 4
+    space: dict[str, Any] = {}
+    exec(compile("\n".join(lines), f"<suitors jumps {b.width}x{b.height}>", "exec"), space)
+    lister: JumpLister = space["list_jumps"]
+    return lister
 
 
 BOARD_9X5 = Board(9, 5)
@@ -200,7 +254,8 @@ FACE_DOWN: dict[str, str] = {c: sys.intern(c.lower()) for c in _DECK_47}
 FACE_UP: dict[str, str] = {down: c for c, down in FACE_DOWN.items()}
 """A face-down token → the card turned up (the deck's own string)."""
 _SORTED_DECK = {v: tuple(sorted(d)) for v, d in DECKS.items()}
-_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "up", "moves")
+_PUBLIC_DERIVED = ("board", "mover", "winner", "over", "locked", "regions", "up", "jack_at",
+                   "moves")
 """Derived data of a state that depends only on what every seat sees (the
 face-up cards, the locks, the turn): a determinized state shares it."""
 
@@ -234,23 +289,33 @@ def can_jump(jumper: str, card: str) -> bool:
     return is_red(jumper) != is_red(card) and jumped_rank(card) < jumper_rank(jumper)
 
 
+NOT_A_JUMPER = "--"
+"""Stands for a card that may not be the mover's Jumper now, in the copy of
+the cells that :attr:`SuitorsState.moves` reads the Jumpers from."""
+_NOTHING: frozenset[str] = frozenset()
+
+
 def _beats(variant: str, seat: str) -> dict[str, frozenset[str]]:
-    """For ``seat``'s turn: every card that may be its Jumper → the face-up
-    cards it may jump (ruling 4). The Queen and every other Jack, used or not,
-    are neither; ``seat``'s own Jack is both. Colours: the Jumper is of the
-    colour of ``seat``'s Jack."""
+    """For ``seat``'s turn: every token a square may hold (a face-up card, a
+    face-down card, :data:`NOT_A_JUMPER`) → the face-up cards it may jump as
+    the Jumper (ruling 4); an empty set if it may not be the Jumper. The
+    Queen and every other Jack, used or not, neither jump nor are jumped;
+    ``seat``'s own Jack does both. Colours: the Jumper is of the colour of
+    ``seat``'s Jack."""
     pool = set(DECKS[variant]) | {seat}
-    return {
+    beats = dict.fromkeys([*FULL_DECK, *FACE_DOWN.values(), NOT_A_JUMPER], _NOTHING)
+    beats.update({
         jumper: frozenset(c for c in pool if can_jump(jumper, c))
         for jumper in pool
         if variant != "colours" or is_red(jumper) == is_red(seat)
-    }
+    })
+    return beats
 
 
 BEATS: dict[tuple[str, str], dict[str, frozenset[str]]] = {
     (v, s): _beats(v, s) for v in VARIANTS for s in JACKS
 }
-"""(variant, seat) → {Jumper → cards it may jump} (see :func:`_beats`)."""
+"""(variant, seat) → {token → cards it may jump} (see :func:`_beats`)."""
 
 
 @dataclass(frozen=True)
@@ -297,14 +362,17 @@ class SuitorsState:
     turns (older entries are dropped, so equal positions compare equal).
     ``last_seat``/``last_move``: the last action, or ``""`` before the first.
 
-    Derived data (cached properties) is handed from a state to the next by
-    :meth:`Suitors.apply` where the move tells it at no cost (the mover, the
-    end of the game, the locks) or leaves it unchanged (the board; the
-    regions, after a jump or a pass); any state can also compute it from
-    scratch. ``apply`` builds the new state without the dataclass
-    ``__init__`` (it sets the fields and that data in one go), for speed:
-    such a state equals, hashes like and plays like one made by the
-    constructor.
+    Derived data (``board`` … ``jack_at`` below: attributes, not compared) is
+    worked out from the fields when the constructor makes a state. A state
+    made by :meth:`Suitors.apply` is handed it by the move instead, which
+    tells it at no cost (the mover, the end of the game, the locks, the
+    face-up squares) or leaves it unchanged (the board; the regions, after a
+    jump or a pass): ``apply`` builds the new state without the dataclass
+    ``__init__`` (it sets the fields and that data in one go), for speed.
+    Such a state equals, hashes like and plays like one made by the
+    constructor. Plain attributes rather than cached properties, because
+    reading a cached property costs about four times as much, and the
+    rollouts of the computer players read them millions of times.
     """
 
     variant: str
@@ -318,6 +386,49 @@ class SuitorsState:
     last_seat: str = ""
     last_move: str = ""
 
+    board: Board = field(init=False, repr=False, compare=False)
+    """The layout tables of this variant."""
+    mover: str = field(init=False, repr=False, compare=False)
+    """The seat whose turn it is (still set once the game is over)."""
+    winner: str | None = field(init=False, repr=False, compare=False)
+    """The seat whose Jack ended its own jump orthogonally next to the Queen
+    (ruling 5), else ``None``."""
+    over: bool = field(init=False, repr=False, compare=False)
+    """True once a Jack reached the Queen, every player passed in a row, or
+    1,000 turns were played (ruling 5)."""
+    locked: frozenset[int] = field(init=False, repr=False, compare=False)
+    """Squares of the cards the mover may not use as Jumper: they were Jumper
+    or jumped during another player's turn since the mover's last turn
+    (ruling 4). ``moved`` keeps exactly these entries."""
+    regions: list[Region] = field(init=False, repr=False, compare=False)
+    """The connected regions found so far: a cache that depends only on which
+    squares are face up. A jump or a pass hands it on unchanged (jumps only
+    move face-up cards among face-up squares); a reveal keeps the regions not
+    next to the revealed square and joins those next to it, through it, into
+    one. Filled lazily by :meth:`region_at`."""
+    up: int = field(init=False, repr=False, compare=False)
+    """The face-up squares as bits (bit ``i`` for square ``i``)."""
+    jack_at: dict[str, int] = field(init=False, repr=False, compare=False)
+    """Seat → the square of its Jack (only a seat's own jump moves it)."""
+
+    def __post_init__(self) -> None:
+        """Work out the derived data of a state the constructor made."""
+        board = BOARDS[self.variant]
+        winner = None
+        step = board.parse.get(self.last_move)
+        if step is not None and step.kind == _JUMP:
+            jack = self.cells.index(self.last_seat)
+            if jack in step.line and jack in board.near_queen:
+                winner = self.last_seat
+        self.__dict__.update({
+            "board": board, "mover": self.seats[self.turn], "winner": winner,
+            "over": (winner is not None or self.passes >= len(self.seats)
+                     or self.turns >= MAX_TURNS),
+            "locked": frozenset(sq for sq, _ in self.moved), "regions": [],
+            "up": _bits([sq for sq, c in enumerate(self.cells) if not c.islower()]),
+            "jack_at": {j: self.cells.index(j) for j in self.seats},
+        })
+
     def __repr__(self) -> str:
         """The public side only (face-down cards as ``??``, the set-aside cards
         counted), so that a stray log line or error never shows a hidden card;
@@ -325,45 +436,6 @@ class SuitorsState:
         head = "; ".join(f"{k}: {v}" for k, v in _header(self, secret=False))
         cells = " ".join(UNKNOWN if c.islower() else c for c in self.cells)
         return f"SuitorsState({head}; cells: {cells})"
-
-    @cached
-    def board(self) -> Board:
-        """The layout tables of this variant."""
-        return BOARDS[self.variant]
-
-    @cached
-    def mover(self) -> str:
-        """The seat whose turn it is (still set once the game is over)."""
-        return self.seats[self.turn]
-
-    @cached
-    def winner(self) -> str | None:
-        """The seat whose Jack ended its own jump orthogonally next to the
-        Queen (ruling 5), else ``None``."""
-        step = self.board.parse.get(self.last_move)
-        if step is None or step.kind != _JUMP:
-            return None
-        jack = self.cells.index(self.last_seat)
-        if jack in step.line and jack in self.board.near_queen:
-            return self.last_seat
-        return None
-
-    @cached
-    def over(self) -> bool:
-        """True once a Jack reached the Queen, every player passed in a row, or
-        1,000 turns were played (ruling 5)."""
-        return (
-            self.winner is not None
-            or self.passes >= len(self.seats)
-            or self.turns >= MAX_TURNS
-        )
-
-    @cached
-    def locked(self) -> frozenset[int]:
-        """Squares of the cards the mover may not use as Jumper: they were
-        Jumper or jumped during another player's turn since the mover's last
-        turn (ruling 4). ``moved`` keeps exactly these entries."""
-        return frozenset(sq for sq, _ in self.moved)
 
     def locked_for(self, seat: str) -> list[int]:
         """Squares of the cards that were Jumper or jumped during another
@@ -374,21 +446,6 @@ class SuitorsState:
         since = self.turns - k  # seat's last turn number (negative: none yet)
         return sorted(sq for sq, t in self.moved if t > since)
 
-    @cached
-    def regions(self) -> list[Region]:
-        """The connected regions found so far: a cache that depends only on
-        which squares are face up. A jump or a pass hands it on unchanged
-        (jumps only move face-up cards among face-up squares); a reveal keeps
-        the regions not next to the revealed square. Filled lazily by
-        :meth:`region_at`."""
-        return []
-
-    @cached
-    def up(self) -> int:
-        """The face-up squares as bits (bit ``i`` for square ``i``): a move
-        hands them on (a reveal adds its square)."""
-        return _bits([sq for sq, c in enumerate(self.cells) if not c.islower()])
-
     def region_at(self, start: int) -> Region:
         """The region of face-up squares joined to the face-up square ``start``
         by orthogonal paths of face-up squares (ruling 3), with the face-down
@@ -396,19 +453,7 @@ class SuitorsState:
         for r in self.regions:
             if r.members >> start & 1:
                 return r
-        b = self.board
-        up = self.up
-        members = 1 << start
-        while True:  # flood fill, one step in every direction at a time
-            more = b.around(members) & up
-            if more == members:
-                break
-            members = more
-        down = b.around(members) & ~up
-        names = b.reveal_name
-        revealable = b.squares_of(down)
-        r = Region(b.squares_of(members), members, revealable, down,
-                   tuple([names[sq] for sq in revealable]))
+        r = self.board.region(1 << start, self.up)
         self.regions.append(r)
         return r
 
@@ -416,7 +461,7 @@ class SuitorsState:
         """``seat``'s connected region: its Jack's square and every face-up
         square connected to it (ruling 3); its ``revealable`` squares are the
         cards ``seat`` may turn up (ruling 4)."""
-        return self.region_at(self.cells.index(seat))
+        return self.region_at(self.jack_at[seat])
 
     @cached
     def moves(self) -> tuple[str, ...]:
@@ -429,24 +474,21 @@ class SuitorsState:
         seat = self.mover
         cells = self.cells
         b = self.board
-        region = self.region_at(cells.index(seat))
-        locked = self.locked
+        region = self.region_at(self.jack_at[seat])
         out = list(region.reveals)
-        append = out.append
-        beats = BEATS[self.variant, seat].get
-        steps = b.steps
-        for p in region.squares:
-            allowed = beats(cells[p])
-            if allowed is None or p in locked:
-                continue
-            for q, text, rest in steps[p]:
-                if cells[q] in allowed:
-                    append(text)
-                    for q, text in rest:
-                        if cells[q] in allowed:
-                            append(text)
-                        else:
-                            break
+        # The Jumper is a card of the mover's region that is not locked. A
+        # jump only passes over face-up cards next to one another, so every
+        # card it jumps is in the Jumper's region already.
+        locked = self.locked
+        elsewhere = self.up & ~region.members
+        jumpers: tuple[str, ...] | list[str] = cells
+        if locked or elsewhere:
+            jumpers = list(cells)
+            for sq in locked:
+                jumpers[sq] = NOT_A_JUMPER
+            for sq in b.squares_of(elsewhere):
+                jumpers[sq] = NOT_A_JUMPER
+        b.list_jumps(cells, jumpers, BEATS[self.variant, seat], out)
         return tuple(out) if out else (PASS,)
 
 
@@ -542,7 +584,8 @@ class Suitors(Game[SuitorsState]):
                 oldest = turns - (n - 1)
                 moved = tuple([e for e in moved if e[1] >= oldest])
         regions = state.regions
-        up = state.__dict__.get("up")
+        up = state.up
+        jack_at = state.jack_at
         winner = None
         if step is None or step.kind == _REVEAL:
             locked = frozenset([sq for sq, _ in moved]) if moved else _UNLOCKED
@@ -555,9 +598,19 @@ class Suitors(Game[SuitorsState]):
                 listed = list(state.cells)
                 listed[sq] = FACE_UP[listed[sq]]
                 cells = tuple(listed)
-                regions = [r for r in regions if not r.down >> sq & 1]
-                if up is not None:
-                    up |= 1 << sq
+                # The regions next to the card join through it into one
+                # (found at once: the flood fill from one square took about a
+                # twentieth of all the time of random play).
+                joined = 1 << sq
+                kept = []
+                for r in regions:
+                    if r.down >> sq & 1:
+                        joined |= r.members
+                    else:
+                        kept.append(r)
+                up |= joined
+                kept.append(b.region(joined, up))
+                regions = kept
                 passes = 0
                 over = turns >= MAX_TURNS
         else:
@@ -571,8 +624,10 @@ class Suitors(Game[SuitorsState]):
                 span = step.span
                 seg = listed[span]
                 listed[span] = seg[1:] + seg[:1]  # the shift (ruling 4)
-            if seat in seg and listed.index(seat) in b.near_queen:
-                winner = seat
+            if seat in seg:  # the seat's Jack moved
+                jack_at = {**jack_at, seat: listed.index(seat)}
+                if jack_at[seat] in b.near_queen:
+                    winner = seat
             cells = tuple(listed)
             passes = 0
             over = winner is not None or turns >= MAX_TURNS
@@ -592,10 +647,8 @@ class Suitors(Game[SuitorsState]):
             "aside": state.aside, "turn": turn, "turns": turns, "passes": passes,
             "moved": moved, "last_seat": seat, "last_move": move,
             "board": b, "mover": state.seats[turn], "winner": winner, "over": over,
-            "locked": locked, "regions": regions,
+            "locked": locked, "regions": regions, "up": up, "jack_at": jack_at,
         })
-        if up is not None:
-            new.__dict__["up"] = up
         return new
 
     def move_structure(self, state: SuitorsState, seat: str, move: str) -> dict[str, JSON]:

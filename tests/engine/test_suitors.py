@@ -149,6 +149,20 @@ def reference_moves(state: SuitorsState, locked: set[int]) -> set[str]:
     return out or {"pass"}
 
 
+def documented_order(state: SuitorsState, move: str) -> tuple[int, int, int, int]:
+    """Where ``move`` stands in the order :attr:`SuitorsState.moves`
+    documents: reveals by square, then jumps by Jumper square, direction
+    (north, east, south, west) and length, shortest first."""
+    width, height = (11, 9) if state.variant == "big" else (9, 5)
+    g = _grid(width, height)[0]
+    if move.startswith("reveal "):
+        return (0, g.index[move[7:]], 0, 0)
+    a, c = (g.index[n] for n in move.split("-"))
+    (ac, ar), (cc, cr) = divmod(a, width)[::-1], divmod(c, width)[::-1]
+    direction = 0 if cr < ar else 1 if cc > ac else 2 if cr > ar else 3
+    return (1, a, direction, abs(cc - ac) + abs(cr - ar))
+
+
 class Tracker:
     """Follows a game with its own bookkeeping: a unique id per physical card,
     and which ids were Jumper or jumped in each turn, to know the locks
@@ -779,6 +793,8 @@ def random_game(seed: int, opts: dict[str, object], uniform: bool, reference: bo
         assert moves and len(set(moves)) == len(moves)
         if reference:
             assert set(moves) == reference_moves(s, tracker.locked(s)), G.to_text(s)
+            if moves != ("pass",):
+                assert list(moves) == sorted(moves, key=lambda m: documented_order(s, m))
         if s.turns % 17 == 0:
             other = next(x for x in s.seats if x != seat)
             with pytest.raises(IllegalMove):
