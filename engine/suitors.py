@@ -219,10 +219,14 @@ def _jump_lister(b: Board) -> JumpLister:
         f"    {', '.join(f'j{p}' for p in squares)}, = jumpers",
     ]
     for p in squares:
+        if p == b.queen:  # the Queen never moves, nor is jumped: no ray passes her
+            continue
         lines += [f"    allowed = beats[j{p}]", "    if allowed:"]
         for ray in b.rays[p]:
             indent = " " * 8
             for q, text in ray:  # each further card only if the nearer ones are jumped
+                if q == b.queen:
+                    break
                 lines += [f"{indent}if c{q} in allowed:", f"{indent}    out.append({text!r})"]
                 indent += " " * 4
     space: dict[str, Any] = {}
@@ -474,7 +478,12 @@ class SuitorsState:
         seat = self.mover
         cells = self.cells
         b = self.board
-        region = self.region_at(self.jack_at[seat])
+        start = self.jack_at[seat]
+        for region in self.regions:
+            if region.members >> start & 1:
+                break
+        else:
+            region = self.region_at(start)
         out = list(region.reveals)
         # The Jumper is a card of the mover's region that is not locked. A
         # jump only passes over face-up cards next to one another, so every
@@ -637,7 +646,9 @@ class Suitors(Game[SuitorsState]):
                                      + [(sq, t) for sq in line]))
                 locked = frozenset([sq for sq, _ in moved])
             else:
-                moved = tuple([(sq, t) for sq in step.order])
+                order = step.order
+                moved = (((order[0], t), (order[1], t)) if len(order) == 2
+                         else tuple([(sq, t) for sq in order]))
                 locked = step.locks
         # Fields and derived data at once, without the dataclass __init__
         # (the derived data the move tells for free: see SuitorsState).
