@@ -103,6 +103,25 @@ class Step:
     locks: frozenset[int] = frozenset()
 
 
+_OCTETS = tuple(tuple(tuple(8 * k + i for i in range(8) if v >> i & 1) for v in range(256))
+                for k in range(13))
+"""``_OCTETS[k][v]``: the squares ``8k`` … ``8k + 7`` whose bits are set in
+``v`` (enough for the 99 squares of the Big board)."""
+
+
+def squares_of(bits: int) -> tuple[int, ...]:
+    """The squares whose bits are set in ``bits`` (bit ``i`` for square
+    ``i``), in square order."""
+    out: tuple[int, ...] = ()
+    for table in _OCTETS:
+        if not bits:
+            break
+        if bits & 255:
+            out += table[bits & 255]
+        bits >>= 8
+    return out
+
+
 class Board:
     """The fixed tables of one layout shape: squares, neighbours, rays and
     every well-formed reveal and in-line jump, so that play never recomputes
@@ -129,12 +148,6 @@ class Board:
         self.every = (1 << g.size) - 1
         self.not_first_column = self.every & ~sum(1 << g.square(0, r) for r in range(height))
         self.not_last_column = self.every & ~sum(1 << g.square(width - 1, r) for r in range(height))
-        # _octets[k][v]: the squares 8k.. 8k+7 whose bits are set in v
-        self._octets = tuple(
-            tuple(tuple(8 * k + i for i in range(8) if v >> i & 1) for v in range(256))
-            for k in range((g.size + 7) // 8)
-        )
-
         self.reveal_name = tuple(REVEAL + n for n in self.names)
         # rays[p][d]: the ray from p in direction d (possibly empty)
         self.rays: tuple[tuple[Ray, ...], ...] = tuple(
@@ -144,7 +157,7 @@ class Board:
             )
             for p in range(g.size)
         )
-        self.list_jumps = _jump_lister(self)
+        self.list_jumps, self.jumps_from = _jump_listers(self)
         self.parse: dict[str, Step] = {}
         for p in range(g.size):
             self.parse[self.reveal_name[p]] = Step(_REVEAL, (p,), slice(p, p + 1))
@@ -174,18 +187,9 @@ class Board:
             members = more
         down = self.around(members) & ~up
         names = self.reveal_name
-        revealable = self.squares_of(down)
-        return Region(self.squares_of(members), members, revealable, down,
-                      tuple([names[sq] for sq in revealable]))
-
-    def squares_of(self, bits: int) -> tuple[int, ...]:
-        """The squares whose bits are set in ``bits``, in square order."""
-        out: tuple[int, ...] = ()
-        for table in self._octets:
-            if bits & 255:
-                out += table[bits & 255]
-            bits >>= 8
-        return out
+        revealable = squares_of(down)
+        return Region(members, revealable, down, tuple([names[sq] for sq in revealable]),
+                      members.bit_count())
 
     def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
         return _board, (self.width, self.height)
@@ -193,12 +197,15 @@ class Board:
 
 JumpLister = Callable[[tuple[str, ...], "tuple[str, ...] | list[str]", Mapping[str, frozenset[str]],
                        list[str]], None]
-"""``list_jumps(cells, jumpers, beats, out)``: see :func:`_jump_lister`."""
+"""``list_jumps(cells, jumpers, beats, out)``: see :func:`_jump_listers`."""
+SquareLister = Callable[[tuple[str, ...], frozenset[str], list[str]], None]
+"""``jumps_from[p](cells, allowed, out)``: see :func:`_jump_listers`."""
 
 
-def _jump_lister(b: Board) -> JumpLister:
-    """The function that lists the jumps on layout ``b`` (ruling 4), written
-    out square by square and compiled once per layout shape.
+def _jump_listers(b: Board) -> tuple[JumpLister, tuple[SquareLister, ...]]:
+    """The functions that list the jumps on layout ``b`` (ruling 4), written
+    out square by square and compiled once per layout shape: one for the
+    whole layout, and one for each square.
 
     ``list_jumps(cells, jumpers, beats, out)`` appends to ``out`` the text
     of every jump (``"c3-e3"``), by Jumper square in square order, then
@@ -207,32 +214,41 @@ def _jump_lister(b: Board) -> JumpLister:
     empty set: none), over the cards ``cells[q]`` along the ray, as long as
     each one is in that set. ``jumpers`` is ``cells`` with the cards that may
     not be the Jumper now replaced (see :attr:`SuitorsState.moves`).
+    ``jumps_from[p](cells, allowed, out)`` appends the jumps from square
+    ``p`` alone, in the same order, for a Jumper that may jump ``allowed``:
+    for a small region, where visiting every square would cost more.
 
     Written out, with each square's card in a local variable, rather than
     looped over the rays' tables: a position of random play lists about 40
     jumps among some 150 neighbours, and the loops' own steps took more time
     than the rest of a move."""
-    squares = range(b.size)
-    lines = [
+
+    def rays(p: int, indent: str, card: Callable[[int], str]) -> list[str]:
+        """The lines that list the jumps from ``p`` (allowed: the Jumper's set)."""
+        lines = []
+        for ray in b.rays[p]:
+            inner = indent
+            for q, text in ray:  # each further card only if the nearer ones are jumped
+                if q == b.queen:  # she never moves, nor is jumped: no ray passes her
+                    break
+                lines += [f"{inner}if {card(q)} in allowed:", f"{inner}    out.append({text!r})"]
+                inner += " " * 4
+        return lines
+
+    squares = [p for p in range(b.size) if p != b.queen]
+    source = [
         "def list_jumps(cells, jumpers, beats, out):",
-        f"    {', '.join(f'c{p}' for p in squares)}, = cells",
-        f"    {', '.join(f'j{p}' for p in squares)}, = jumpers",
+        f"    {', '.join(f'c{p}' for p in range(b.size))}, = cells",
+        f"    {', '.join(f'j{p}' for p in range(b.size))}, = jumpers",
     ]
     for p in squares:
-        if p == b.queen:  # the Queen never moves, nor is jumped: no ray passes her
-            continue
-        lines += [f"    allowed = beats[j{p}]", "    if allowed:"]
-        for ray in b.rays[p]:
-            indent = " " * 8
-            for q, text in ray:  # each further card only if the nearer ones are jumped
-                if q == b.queen:
-                    break
-                lines += [f"{indent}if c{q} in allowed:", f"{indent}    out.append({text!r})"]
-                indent += " " * 4
+        source += [f"    allowed = beats[j{p}]", "    if allowed:", *rays(p, " " * 8, "c{}".format)]
+    for p in range(b.size):
+        source += [f"def from_{p}(cells, allowed, out):", "    pass",
+                   *rays(p, " " * 4, "cells[{}]".format)]
     space: dict[str, Any] = {}
-    exec(compile("\n".join(lines), f"<suitors jumps {b.width}x{b.height}>", "exec"), space)
-    lister: JumpLister = space["list_jumps"]
-    return lister
+    exec(compile("\n".join(source), f"<suitors jumps {b.width}x{b.height}>", "exec"), space)
+    return space["list_jumps"], tuple(space[f"from_{p}"] for p in range(b.size))
 
 
 BOARD_9X5 = Board(9, 5)
@@ -297,6 +313,10 @@ NOT_A_JUMPER = "--"
 """Stands for a card that may not be the mover's Jumper now, in the copy of
 the cells that :attr:`SuitorsState.moves` reads the Jumpers from."""
 _NOTHING: frozenset[str] = frozenset()
+SMALL_REGION = 12
+"""A region of at most this many face-up squares has its jumps listed from
+its squares one by one; a larger one by a pass over the whole layout (see
+:func:`_jump_listers`)."""
 
 
 def _beats(variant: str, seat: str) -> dict[str, frozenset[str]]:
@@ -324,17 +344,23 @@ BEATS: dict[tuple[str, str], dict[str, frozenset[str]]] = {
 
 @dataclass(frozen=True)
 class Region:
-    """A connected region (ruling 3): ``squares`` (sorted) holds its face-up
-    squares and ``members`` the same as bits (bit ``i`` for square ``i``);
+    """A connected region (ruling 3): ``members`` holds its ``size`` face-up
+    squares as bits (bit ``i`` for square ``i``; :attr:`squares` lists them),
     ``revealable`` (sorted) and ``down`` (bits) the face-down squares next to
     it, ``reveals`` the moves turning them up. Bits rather than sets, so that
     a state's regions hold no containers of their own."""
 
-    squares: tuple[int, ...]
     members: int
     revealable: tuple[int, ...]
     down: int
     reveals: tuple[str, ...]
+    size: int
+    """How many face-up squares it has."""
+
+    @cached
+    def squares(self) -> tuple[int, ...]:
+        """The region's face-up squares, sorted."""
+        return squares_of(self.members)
 
     def __contains__(self, square: int) -> bool:
         """True if ``square`` is one of the region's face-up squares."""
@@ -489,15 +515,23 @@ class SuitorsState:
         # jump only passes over face-up cards next to one another, so every
         # card it jumps is in the Jumper's region already.
         locked = self.locked
+        beats = BEATS[self.variant, seat]
+        if region.size <= SMALL_REGION:  # from each of its squares
+            jumps_from = b.jumps_from
+            for p in region.squares:
+                allowed = beats[cells[p]]
+                if allowed and p not in locked:
+                    jumps_from[p](cells, allowed, out)
+            return tuple(out) if out else (PASS,)
         elsewhere = self.up & ~region.members
         jumpers: tuple[str, ...] | list[str] = cells
         if locked or elsewhere:
             jumpers = list(cells)
             for sq in locked:
                 jumpers[sq] = NOT_A_JUMPER
-            for sq in b.squares_of(elsewhere):
+            for sq in squares_of(elsewhere):
                 jumpers[sq] = NOT_A_JUMPER
-        b.list_jumps(cells, jumpers, BEATS[self.variant, seat], out)
+        b.list_jumps(cells, jumpers, beats, out)
         return tuple(out) if out else (PASS,)
 
 

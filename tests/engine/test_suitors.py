@@ -824,6 +824,31 @@ def random_game(seed: int, opts: dict[str, object], uniform: bool, reference: bo
     return s
 
 
+@pytest.mark.parametrize("opts", [{}, {"players": 4}, {"variant": "big"}, {"variant": "colours"}])
+def test_both_ways_of_listing_jumps_agree(opts: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A region's jumps are listed from its squares one by one when it is
+    small, else by a pass over the whole layout: on every position of a few
+    random games the two give the same moves in the same order."""
+    import engine.suitors as suitors
+
+    def listed(state: SuitorsState, small: int) -> tuple[str, ...]:
+        monkeypatch.setattr(suitors, "SMALL_REGION", small)
+        fresh = G.from_text(G.to_text(state))  # no moves worked out yet
+        return fresh.moves
+
+    rng = random.Random(3)
+    checked = G.check_options(opts)
+    sizes = set()
+    for seed in range(3):
+        s = G.deal(seed, checked, G.starter(checked, seed, 0))
+        while G.to_move(s):
+            region = s.region(s.mover)
+            sizes.add(region.size <= 12)
+            assert listed(s, 0) == listed(s, 10_000), G.to_text(s)
+            s = G.apply(s, s.mover, rng.choice(s.moves))
+    assert sizes == {True, False}  # both small and large regions were seen
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_random_play(chunk: int) -> None:
