@@ -399,6 +399,10 @@ const ERROR_HANDLERS = {
   // "Take a seat" pressed twice: the first press seated you, as the page shows.
   already_seated(f) { if (!(state && state.you)) showError(f); },
   name_taken(f) { showError(f); els.name.focus(); els.name.select(); },
+  // A frame refused for itself (a name of invisible characters only) brings
+  // no fresh state: draw the page again so that the button pressed for it
+  // (disabled by once()) can be pressed again.
+  bad_field(f) { showError(f); if (state) render(); },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
     if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");

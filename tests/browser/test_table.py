@@ -749,3 +749,25 @@ def test_a_break_nobody_is_ready_in_says_what_it_waits_for(browser: Browser) -> 
         page.close()
     finally:
         stop_server(proc)
+
+
+def test_a_name_the_server_refuses_leaves_the_seat_button_to_press_again(server: str,
+                                                                       browser: Browser) -> None:
+    """A name of invisible characters only (a zero-width space pasted in) is
+    refused as a bad field, an answer that brings no fresh state: the page
+    says why and draws the seats again, so that "Sit here" can be pressed
+    with a better name (break-it pass: the button stayed disabled until a
+    reload, the only free seat beside a computer player out of reach)."""
+    made = computer_room(server, "stucco")
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(server + made["url"])
+    wait_version(page, 0)
+    button = page.locator(f'button[data-join="{made["seat"]}"]')
+    page.fill("#name", "\u200b\u200b")
+    button.click()
+    expect(page.locator("#toasts")).to_contain_text("a name needs at least one visible character")
+    expect(button).to_be_enabled()
+    page.fill("#name", "Ann")
+    button.click()
+    expect(page.locator(f'.seat-row.you[data-seat="{made["seat"]}"]')).to_be_visible()
+    page.close()
