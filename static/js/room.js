@@ -58,6 +58,10 @@ let outage = null;      // why the socket closed: "restart" (1012), "storage" (1
 let replaced = false;   // this tab lost its seat to another tab: don't resume automatically
 let levelBox = null;    // the computer level choice under the seats, built once
 let watchSent = false;  // this connection has told the server our name as a spectator
+// The name of the last join or watch sent, until another frame that may be
+// refused as a bad field goes: a bad_field meanwhile is that name's refusal.
+// `quiet` when the page sent it by itself (the name remembered from before).
+let nameOnTrial = null;
 
 // ---------------------------------------------------------------- helpers
 export function toast(message, kind = "info") { showToast(els.toasts, message, kind); }
@@ -255,6 +259,7 @@ window.addEventListener("pageshow", wake);
 
 function send(frame) {
   if (ws && ws.readyState === WebSocket.OPEN) {
+    if (frame.type !== "ping" && frame.type !== "patches") nameOnTrial = null;
     ws.send(JSON.stringify(frame));
     if (frame.type !== "watch") probe();
   } else { toast("Not connected: reconnecting…", "error"); connect(); }
@@ -402,7 +407,20 @@ const ERROR_HANDLERS = {
   // A frame refused for itself (a name of invisible characters only) brings
   // no fresh state: draw the page again so that the button pressed for it
   // (disabled by once()) can be pressed again.
-  bad_field(f) { showError(f); if (state) render(); },
+  // A refused name (invisible characters only, a pasted zero-width space) is
+  // forgotten, not offered again in every room; one the page sent by itself
+  // goes silently.
+  bad_field(f) {
+    const refused = nameOnTrial;
+    nameOnTrial = null;
+    if (refused) {
+      if (localStorage.getItem(NAME_KEY) === refused.name) localStorage.removeItem(NAME_KEY);
+      if (els.name.value.trim() === refused.name) els.name.value = "";
+      watchSent = false;
+    }
+    if (!refused || !refused.quiet) showError(f);
+    if (state) render();
+  },
   stale_version() {
     // A double click: the first click played, the second was on an old version.
     if (!justMoved()) toast("The position changed before your move arrived. Here it is.", "error");
@@ -421,6 +439,7 @@ function tellName() {
   if (!name) return;
   watchSent = true;
   send({ type: "watch", name });
+  nameOnTrial = { name, quiet: true };
 }
 
 /** The spectator's own name, given in the watch box: remembered like a player's. */
@@ -433,6 +452,7 @@ function watchAs(e) {
   els.name.value = name;
   watchSent = true;
   send({ type: "watch", name });
+  nameOnTrial = { name, quiet: false };
   $("#watchbox").hidden = true;
 }
 
@@ -897,6 +917,7 @@ function join(seat) {
   if (!name) { toast("Type your name first.", "error"); els.name.focus(); return false; }
   localStorage.setItem(NAME_KEY, name);
   send(seat ? { type: "join", seat, name } : { type: "join", name });
+  nameOnTrial = { name, quiet: false };
   return true;
 }
 

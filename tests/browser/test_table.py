@@ -771,3 +771,24 @@ def test_a_name_the_server_refuses_leaves_the_seat_button_to_press_again(server:
     button.click()
     expect(page.locator(f'.seat-row.you[data-seat="{made["seat"]}"]')).to_be_visible()
     page.close()
+
+
+def test_a_refused_name_is_not_offered_again_in_the_next_room(server: str, browser: Browser) -> None:
+    """The invisible name refused is forgotten: the next room this browser
+    opens does not fill it in, nor send it to watch under, which greeted the
+    person with "a name needs at least one visible character" they had not
+    asked for (break-it pass)."""
+    made = computer_room(server, "romeo-and-juliet")
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(server + made["url"])
+    wait_version(page, 0)
+    page.fill("#name", "\u200b")
+    page.click(f'button[data-join="{made["seat"]}"]')
+    expect(page.locator("#toasts")).to_contain_text("a name needs at least one visible character")
+    assert page.evaluate("() => localStorage.getItem('cardboard.name')") is None
+    other = context.new_page()
+    other.goto(server + computer_room(server, "get-stuck")["url"])
+    wait_version(other, 0)
+    assert other.input_value("#name") == ""
+    context.close()
