@@ -345,14 +345,15 @@ class Lobby:
         per_address, overall = self.settings.bot_rooms_per_address, self.settings.bot_rooms
         if creator is not None and counts.get(creator, 0) >= per_address:
             raise ComputersBusy(
-                f"this address already has {per_address} rooms with computer players in use (being"
+                f"this address already has {_rooms(per_address)} with computer players in use (being"
                 " played or watched, or just made and not opened yet); close the page of one of them,"
                 " or wait for a room of computer players to finish its deal, then try again",
                 per_address=True)
         if sum(counts.values()) >= overall:
             raise ComputersBusy(
-                f"the server's computer players are all busy ({overall} rooms with computer players"
-                " are in use); try again in a few minutes, or play against people", per_address=False)
+                f"the server's computer players are all busy ({_rooms(overall)} with computer players"
+                f" {'is' if overall == 1 else 'are'} in use); try again in a few minutes, or play against"
+                " people", per_address=False)
 
     def _admit_computers(self, room: Room, address: str | None) -> None:
         """A computer player is to sit in ``room``, where none plays yet, at
@@ -481,3 +482,8 @@ class Lobby:
 def _quiet(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("a background storage write failed: %s", task.exception())
+
+
+def _rooms(n: int) -> str:
+    """``n`` rooms, in words: "1 room", "2 rooms"."""
+    return f"{n:,} room" if n == 1 else f"{n:,} rooms"

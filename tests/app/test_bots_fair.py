@@ -219,6 +219,17 @@ def refused_from(client: TestClient, address: str) -> ComputersBusy:
     return caught.value
 
 
+def test_a_cap_of_one_room_reads_in_the_singular() -> None:
+    """With caps of one room, the refusals say "1 room … is", not "1 rooms …
+    are" (break-it pass)."""
+    with make_bot_client(FAST.model_copy(update={"bot_rooms_per_address": 1, "bot_rooms": 1})) as c:
+        make_from(c, "198.51.100.8")
+        mine = str(refused_from(c, "198.51.100.8"))
+        theirs = str(refused_from(c, "198.51.100.9"))
+    assert "already has 1 room with computer players in use" in mine, mine
+    assert "all busy (1 room with computer players is in use)" in theirs, theirs
+
+
 def test_one_address_may_have_so_many_rooms_with_computers(capped: TestClient) -> None:
     first = new_bot_room(capped, "get-stuck", {"level": "easy", "seats": "others"})
     new_bot_room(capped, "get-stuck-4", {"seats": ["E", "S", "W"]})  # in use until opened
