@@ -57,8 +57,11 @@ export function nameWith(s, label) {
  * score table's columns; the seats list gives the level), or by the person
  * away it stands in for ("Bob (Red)"); an empty seat by `label` alone. */
 export function playerSide(state, seat, label) {
-  if (state.you === seat) return `You (${label})`;
+  // The label keeps one line in its brackets: a narrow column breaks before
+  // them, "Ben / (Black ♠♣)", never inside ("Ben (Black / ♠♣)").
+  const whole = label.replace(/ /g, "\u00a0");
+  if (state.you === seat) return `You (${whole})`;
   const s = state.view.seats.find((x) => x.seat === seat);
   if (!s || !s.name) return label;
-  return `${s.stand_in_for || bareName(s)} (${label})`;
+  return `${s.stand_in_for || bareName(s)} (${whole})`;
 }

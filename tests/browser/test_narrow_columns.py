@@ -6,12 +6,16 @@ colours of your Suitors region while a Jumper is chosen."""
 
 from __future__ import annotations
 
+import json
+import random
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browserkit import computer_room, create_room, finish_over_socket, sit, wait_version
 from playwright.sync_api import Browser, Page, expect
+from websockets.sync.client import connect
 
 VIEWPORTS = [{"width": 1366, "height": 768}, {"width": 390, "height": 844}]
 VIEWPORT_IDS = ["desktop", "phone"]
@@ -248,4 +252,76 @@ def test_suitors_region_keeps_its_colours_while_a_jumper_is_chosen(server: str, 
             page.click("#pass-btn")
         wait_version(page, now["version"] + 1)
     assert seen, "no turn offered a Jumper beside other cards of the region"
+    ctx.close()
+
+
+def _deal_between(base: str, names: dict[str, str]) -> str:
+    """A Get Stuck room whose first deal two people (``names``: seat → name)
+    have played to its end over the websocket, each move chosen at random;
+    its URL."""
+    url = create_room(base, "get-stuck", {"seed": 7})
+    rng = random.Random(5)
+    with ExitStack() as stack:
+        at = base.replace("http", "ws", 1) + "/ws/" + url.rsplit("/", 1)[1]
+        socks = {seat: stack.enter_context(connect(at)) for seat in names}
+        for seat, name in names.items():
+            socks[seat].send(json.dumps({"type": "join", "seat": seat, "name": name}))
+        latest: dict[str, dict[str, Any]] = {}
+        acted = {seat: -1 for seat in names}
+        for _ in range(2000):
+            for seat, ws in socks.items():
+                try:
+                    while True:
+                        frame = json.loads(ws.recv(timeout=0.05))
+                        if frame["type"] == "state":
+                            latest[seat] = frame
+                except TimeoutError:
+                    pass
+            if any(f["phase"] == "deal_over" for f in latest.values()):
+                return url
+            for seat, f in latest.items():
+                if f["legal_moves"] and f["version"] > acted[seat]:
+                    socks[seat].send(json.dumps({"type": "move", "move": rng.choice(f["legal_moves"]),
+                                                 "version": f["version"]}))
+                    acted[seat] = f["version"]
+    raise AssertionError("the deal did not end")
+
+
+# Each header of the score table: its text and whether the part in brackets
+# ("(Black ♠♣)") lies on one line.
+BRACKETS_JS = """() => [...document.querySelectorAll('#scores thead th:not(.review-cell)')].map((th) => {
+  const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    const at = t.data.indexOf('(');
+    if (at < 0) continue;
+    const r = document.createRange();
+    r.setStart(t, at);
+    r.setEnd(t, t.data.length);
+    const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+    return { text: th.textContent, whole: tops.size === 1 };
+  }
+  return { text: th.textContent, whole: true };
+})"""
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=VIEWPORT_IDS)
+def test_get_stuck_headers_keep_the_seat_in_brackets_whole(server: str, browser: Browser, artifacts: Path,
+                                                           viewport: dict[str, int]) -> None:
+    """After a deal of Get Stuck between two people, the score table (with
+    its Review column) heads each column with the player and the seat, and
+    a header that takes two lines breaks before the brackets ("Ben / (Black
+    ♠♣)"), never inside them (new-user pass: at 1366×768 it read "Ben
+    (Black / ♠♣)", the suits alone on the second line)."""
+    url = _deal_between(server, {"red": "Ann", "black": "Ben"})
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(url)
+    expect(page.locator("#scores [data-review]")).to_have_count(1)
+    heads = page.evaluate(BRACKETS_JS)
+    assert [" ".join(h["text"].split()) for h in heads] == ["Deal", "Ann (Red ♥♦)", "Ben (Black ♠♣)"], heads
+    assert all(h["whole"] for h in heads), heads
+    _check_headers(page)
+    _no_sideways_scroll(page)
+    shot = artifacts / f"get-stuck-named-headers-{viewport['width']}.png"
+    page.locator(".scores").screenshot(path=str(shot))
     ctx.close()
