@@ -67,11 +67,31 @@ def test_one_person_and_three_computers_play_a_whole_deal(server: str, browser: 
     ctx.close()
 
 
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 720)], ids=["1366x768", "1280x720"])
+def test_both_buttons_of_every_game_are_on_a_laptop_s_first_screen(server: str, browser: Browser,
+                                                                     size: tuple[int, int]) -> None:
+    """On the home page every game's "Create a room" and "Play the computer"
+    are on the first screen of a laptop (new-user pass: "Play against the
+    computer" ended at 780 px, below a 768 px window, on every card)."""
+    width, height = size
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page.goto(server + "/")
+    bottoms = page.eval_on_selector_all(
+        "[data-create], [data-vs-computer]", "es => es.map((e) => e.getBoundingClientRect().bottom)")
+    assert len(bottoms) == 10 and max(bottoms) <= height, bottoms
+    # One line each: the computer's button is no taller than a button's row.
+    heights = page.eval_on_selector_all("[data-vs-computer]", "es => es.map((e) => e.offsetHeight)")
+    assert max(heights) <= 40, heights
+    ctx.close()
+
+
 def test_play_against_the_computer_from_the_home_page(server: str, browser: Browser, artifacts: Path) -> None:
     ctx = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
     page = ctx.new_page()
     page.goto(server + "/")
     card = page.locator('form[data-game="get-stuck"]')
+    card.locator("summary", has_text="More options").click()  # the level waits there
     card.locator("[data-bot-level]").select_option("strong")
     card.locator('[data-vs-computer="get-stuck"]').click()
     page.wait_for_url("**/r/*?sit=red")
