@@ -213,7 +213,8 @@ class Review {
     }
     const totals = Object.entries(s.totals).map(([side, p]) => `${this.sideName(side)} ${points(p)}`).join(" · ");
     const out = [el("h2", {}, "The match"), who];
-    const won = s.match_winners.length > 1 ? (this.noun() === "game" ? "A draw." : "A tie.")
+    // (Only for a match that is over: one in play has no winners yet.)
+    const won = !s.over ? "" : s.match_winners.length !== 1 ? (this.noun() === "game" ? "A draw." : "A tie.")
       : `${this.sideName(s.match_winners[0])} won.`;
     const over = s.deals.length === 1 ? "is over" : "are over";
     out.push(el("p", { class: "sub" }, s.over ? `Finished. Totals: ${totals}. ${won}`
@@ -322,7 +323,7 @@ class Review {
     if (!s.over || this.n !== s.deals.length) return [];
     const w = s.match_winners;
     const game = this.noun() === "game";
-    const text = w.length > 1 ? (game ? "The game is a draw." : "The match is a tie.")
+    const text = w.length !== 1 ? (game ? "The game is a draw." : "The match is a tie.")
       : `${this.sideName(w[0])} won the ${game ? "game" : "match"}.`;
     const totals = Object.entries(s.totals).map(([side, p]) => `${this.sideName(side)} ${points(p)}`).join(" · ");
     return [el("p", { id: "review-match-result" }, el("strong", {}, text), " ", totals)];
