@@ -188,8 +188,7 @@ class Board:
         down = self.around(members) & ~up
         names = self.reveal_name
         revealable = squares_of(down)
-        return Region(members, revealable, down, tuple([names[sq] for sq in revealable]),
-                      members.bit_count())
+        return Region(members, revealable, down, tuple([names[sq] for sq in revealable]))
 
     def __reduce__(self) -> tuple[Callable[[int, int], Board], tuple[int, int]]:
         return _board, (self.width, self.height)
@@ -344,8 +343,8 @@ BEATS: dict[tuple[str, str], dict[str, frozenset[str]]] = {
 
 @dataclass(frozen=True)
 class Region:
-    """A connected region (ruling 3): ``members`` holds its ``size`` face-up
-    squares as bits (bit ``i`` for square ``i``; :attr:`squares` lists them),
+    """A connected region (ruling 3): ``members`` holds its face-up squares
+    as bits (bit ``i`` for square ``i``; :attr:`squares` lists them),
     ``revealable`` (sorted) and ``down`` (bits) the face-down squares next to
     it, ``reveals`` the moves turning them up. Bits rather than sets, so that
     a state's regions hold no containers of their own."""
@@ -354,8 +353,6 @@ class Region:
     revealable: tuple[int, ...]
     down: int
     reveals: tuple[str, ...]
-    size: int
-    """How many face-up squares it has."""
 
     @cached
     def squares(self) -> tuple[int, ...]:
@@ -504,19 +501,14 @@ class SuitorsState:
         seat = self.mover
         cells = self.cells
         b = self.board
-        start = self.jack_at[seat]
-        for region in self.regions:
-            if region.members >> start & 1:
-                break
-        else:
-            region = self.region_at(start)
+        region = self.region(seat)
         out = list(region.reveals)
         # The Jumper is a card of the mover's region that is not locked. A
         # jump only passes over face-up cards next to one another, so every
         # card it jumps is in the Jumper's region already.
         locked = self.locked
         beats = BEATS[self.variant, seat]
-        if region.size <= SMALL_REGION:  # from each of its squares
+        if region.members.bit_count() <= SMALL_REGION:  # from each of its squares
             jumps_from = b.jumps_from
             for p in region.squares:
                 allowed = beats[cells[p]]
@@ -680,9 +672,7 @@ class Suitors(Game[SuitorsState]):
                                      + [(sq, t) for sq in line]))
                 locked = frozenset([sq for sq, _ in moved])
             else:
-                order = step.order
-                moved = (((order[0], t), (order[1], t)) if len(order) == 2
-                         else tuple([(sq, t) for sq in order]))
+                moved = tuple([(sq, t) for sq in step.order])
                 locked = step.locks
         # Fields and derived data at once, without the dataclass __init__
         # (the derived data the move tells for free: see SuitorsState).

@@ -836,6 +836,7 @@ def test_both_ways_of_listing_jumps_agree(opts: dict[str, object], monkeypatch: 
         fresh = G.from_text(G.to_text(state))  # no moves worked out yet
         return fresh.moves
 
+    small = suitors.SMALL_REGION
     rng = random.Random(3)
     checked = G.check_options(opts)
     sizes = set()
@@ -843,7 +844,7 @@ def test_both_ways_of_listing_jumps_agree(opts: dict[str, object], monkeypatch: 
         s = G.deal(seed, checked, G.starter(checked, seed, 0))
         while G.to_move(s):
             region = s.region(s.mover)
-            sizes.add(region.size <= 12)
+            sizes.add(region.members.bit_count() <= small)
             assert listed(s, 0) == listed(s, 10_000), G.to_text(s)
             s = G.apply(s, s.mover, rng.choice(s.moves))
     assert sizes == {True, False}  # both small and large regions were seen
