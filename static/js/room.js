@@ -404,12 +404,11 @@ const ERROR_HANDLERS = {
   // "Take a seat" pressed twice: the first press seated you, as the page shows.
   already_seated(f) { if (!(state && state.you)) showError(f); },
   name_taken(f) { showError(f); els.name.focus(); els.name.select(); },
-  // A frame refused for itself (a name of invisible characters only) brings
-  // no fresh state: draw the page again so that the button pressed for it
-  // (disabled by once()) can be pressed again.
-  // A refused name (invisible characters only, a pasted zero-width space) is
-  // forgotten, not offered again in every room; one the page sent by itself
-  // goes silently.
+  // A name refused for itself (invisible characters only, a pasted
+  // zero-width space) is forgotten, not offered again in every room; one the
+  // page sent by itself goes silently. The refusal brings no fresh state:
+  // the page is drawn again so that the button pressed for it (disabled by
+  // once()) can be pressed again.
   bad_field(f) {
     const refused = nameOnTrial;
     nameOnTrial = null;
@@ -436,10 +435,15 @@ function tellName() {
   // same person) is not a spectator to name: that person is seated.
   if (watchSent || state.you || localStorage.getItem(TOKEN_KEY) || replaced) return;
   const name = (localStorage.getItem(NAME_KEY) || "").trim();
-  if (!name) return;
+  if (name) watchUnder(name, true);
+}
+
+/** Send `watch` with `name`, on trial until the server takes it (`quiet`:
+ * the page sent it by itself, so a refusal is not shown; see bad_field). */
+function watchUnder(name, quiet) {
   watchSent = true;
   send({ type: "watch", name });
-  nameOnTrial = { name, quiet: true };
+  nameOnTrial = { name, quiet };
 }
 
 /** The spectator's own name, given in the watch box: remembered like a player's. */
@@ -450,9 +454,7 @@ function watchAs(e) {
   if (!name) { toast("Type your name first.", "error"); input.focus(); return; }
   localStorage.setItem(NAME_KEY, name);
   els.name.value = name;
-  watchSent = true;
-  send({ type: "watch", name });
-  nameOnTrial = { name, quiet: false };
+  watchUnder(name, false);
   $("#watchbox").hidden = true;
 }
 
